@@ -1,0 +1,79 @@
+import { z } from 'zod'
+
+/** `#RGB` or `#RRGGBB`. */
+export const HexColor = z
+  .string()
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'Expected a colour as #RGB or #RRGGBB')
+  .describe('Colour as #RGB or #RRGGBB')
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0
+  } catch {
+    return false
+  }
+}
+
+/** An absolute http(s) URL of at most `max` characters. */
+export function httpUrl(max = 2048) {
+  return z
+    .string()
+    .max(max, `Must be at most ${max} characters`)
+    .refine(isHttpUrl, 'Must be an absolute http:// or https:// URL')
+}
+
+export const Uuid = z.string().uuid('Must be a UUID')
+
+/** Query flags arrive as strings; `true`, `1`, `false`, `0` and real booleans are accepted. */
+export const QueryBoolean = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
+  .transform((value) => value === true || value === 'true' || value === '1')
+
+export function pageQuery() {
+  return {
+    limit: z.coerce
+      .number()
+      .int('Must be a whole number')
+      .min(1, 'Must be at least 1')
+      .max(100, 'Must be at most 100')
+      .default(50)
+      .describe('Page size, 1–100'),
+    offset: z.coerce
+      .number()
+      .int('Must be a whole number')
+      .min(0, 'Must be 0 or more')
+      .default(0)
+      .describe('How many items to skip'),
+  }
+}
+
+function toSnakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+}
+
+function unknownKeyMessage(key: string, known: readonly string[], hints: Record<string, string>): string {
+  if (hints[key]) return hints[key]
+  const meant = known.find((name) => toSnakeCase(name) === key || name.toLowerCase() === key.toLowerCase())
+  if (meant) return `Unknown field '${key}': did you mean '${meant}'?`
+  return `Unknown field '${key}'`
+}
+
+/**
+ * A strict object: unknown keys are rejected, and a snake_case spelling of a field
+ * (`target_url`) names the camelCase one that was meant (`targetUrl`). `hints` gives a
+ * custom message for a key that is known to be refused on purpose.
+ */
+export function strictObject<T extends z.ZodRawShape>(shape: T, hints: Record<string, string> = {}) {
+  const known = Object.keys(shape)
+  return z
+    .object(shape, {
+      errorMap: (issue, ctx) => {
+        if (issue.code === 'unrecognized_keys') {
+          return { message: issue.keys.map((key) => unknownKeyMessage(key, known, hints)).join('; ') }
+        }
+        return { message: ctx.defaultError }
+      },
+    })
+    .strict()
+}
