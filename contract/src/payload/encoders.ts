@@ -72,9 +72,13 @@ function parseWifiString(content: string): Record<string, string> | string {
   let key = ''
   let value = ''
   let inValue = false
+  // True right after a `;` that closed no field: the final `;;` must end with one, so an
+  // escaped `\;` before the last `;` does not pass for the terminator.
+  let endsEmpty = false
   const body = content.slice(5)
   for (let i = 0; i < body.length; i++) {
     const ch = body[i] as string
+    endsEmpty = ch === ';' && key === '' && !inValue
     if (ch === '\\' && inValue) {
       const next = body[i + 1]
       if (next === undefined) return 'wifi content ends with a lone backslash'
@@ -96,8 +100,7 @@ function parseWifiString(content: string): Record<string, string> | string {
       key += ch
     }
   }
-  if (key !== '' || inValue) return 'wifi content must end with ;;'
-  if (!body.endsWith(';;')) return 'wifi content must end with ;;'
+  if (!endsEmpty) return 'wifi content must end with ;;'
   return fields
 }
 
@@ -148,7 +151,9 @@ function networkFromJson(content: string): WifiNetwork | string {
 /** The canonical WIFI: string for a network, every value escaped. */
 export function formatWifi(network: WifiNetwork): EncodeResult {
   const encryption = network.encryption ?? 'nopass'
-  if (network.ssid.length === 0 || network.ssid.length > 32) return fail('wifi ssid must be 1–32 characters')
+  // IEEE 802.11 limits an SSID to 32 octets, not 32 characters.
+  const ssidBytes = new TextEncoder().encode(network.ssid).length
+  if (ssidBytes === 0 || ssidBytes > 32) return fail('wifi ssid must be 1–32 bytes (UTF-8)')
   if (encryption === 'nopass' && network.password) return fail('wifi password given with encryption nopass')
   if (encryption !== 'nopass' && !network.password)
     return fail(`wifi password is required with encryption ${encryption}`)

@@ -6,7 +6,21 @@ export const HexColor = z
   .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'Expected a colour as #RGB or #RRGGBB')
   .describe('Colour as #RGB or #RRGGBB')
 
+/** Whitespace or a control character: the URL parser silently drops some of them, a Location header cannot carry them. */
+function hasSpaceOrControl(value: string): boolean {
+  return [...value].some((ch) => {
+    const code = ch.codePointAt(0) ?? 0
+    return /\s/.test(ch) || code < 0x20 || (code >= 0x7f && code <= 0x9f)
+  })
+}
+
+/**
+ * An absolute URL spelled with `http://` or `https://` and a host. The WHATWG parser alone
+ * is too lenient: it accepts `http:example.com` and strips tabs, newlines and outer spaces
+ * that would then be stored, encoded and sent in a redirect as given.
+ */
 export function isHttpUrl(value: string): boolean {
+  if (!/^https?:\/\//i.test(value) || hasSpaceOrControl(value)) return false
   try {
     const url = new URL(value)
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0
