@@ -51,10 +51,12 @@ export const Style = strictObject(styleShape).superRefine((style, ctx) => {
   const bg = style.backgroundColor ?? STYLE_DEFAULTS.backgroundColor
   const ratio = contrastRatio(fg, bg)
   if (ratio < MIN_CONTRAST_RATIO) {
+    // Rounded down: 2.995 shown as "3.00:1" would contradict "needs at least 3:1".
+    const shown = (Math.floor(ratio * 100) / 100).toFixed(2)
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
       path: ['foregroundColor'],
-      message: `Contrast between ${fg} and ${bg} is ${ratio.toFixed(2)}:1; scanners need at least ${MIN_CONTRAST_RATIO}:1`,
+      message: `Contrast between ${fg} and ${bg} is ${shown}:1; scanners need at least ${MIN_CONTRAST_RATIO}:1`,
     })
   } else if (relativeLuminance(fg) > relativeLuminance(bg)) {
     ctx.addIssue({
