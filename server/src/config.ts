@@ -1,0 +1,70 @@
+import { z } from 'zod'
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z.string().min(1).default('file:./data/qrctl.db'),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  REDIS_URL: z.string().url().optional(),
+  GEOIP_DB: z.string().min(1).optional(),
+  VISITOR_SECRET: z.string().min(16, 'VISITOR_SECRET must be at least 16 characters').optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  TRUST_PROXY: z
+    .enum(['on', 'off', 'true', 'false', '1', '0'])
+    .default('off')
+    .transform((v) => v === 'on' || v === 'true' || v === '1'),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+})
+
+export type DatabaseTarget =
+  | { dialect: 'sqlite'; filename: string }
+  | { dialect: 'postgres'; connectionString: string }
+
+export interface Config {
+  port: number
+  host: string
+  database: DatabaseTarget
+  /** No trailing slash; short links, asset and showcase URLs start with it. */
+  publicBaseUrl: string
+  redisUrl: string | undefined
+  geoipDb: string | undefined
+  visitorSecret: string | undefined
+  logLevel: (typeof LOG_LEVELS)[number]
+  trustProxy: boolean
+  rateLimitPerMinute: number
+}
+
+export function parseDatabaseUrl(url: string): DatabaseTarget {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://'))
+    return { dialect: 'postgres', connectionString: url }
+  if (url === ':memory:' || url === 'file::memory:') return { dialect: 'sqlite', filename: ':memory:' }
+  if (url.startsWith('file:')) return { dialect: 'sqlite', filename: url.slice('file:'.length) }
+  throw new Error(`DATABASE_URL must start with file: or postgres:// (got ${url.split(':')[0]}:…)`)
+}
+
+/**
+ * The one place that reads the environment (DESIGN §2). Everything else is handed the
+ * result. Throws with every invalid variable named.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env)
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`)
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`)
+  }
+  const e = parsed.data
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    database: parseDatabaseUrl(e.DATABASE_URL),
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    redisUrl: e.REDIS_URL,
+    geoipDb: e.GEOIP_DB,
+    visitorSecret: e.VISITOR_SECRET,
+    logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+  }
+}

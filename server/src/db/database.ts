@@ -1,0 +1,52 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import pg from 'pg'
+import type { DatabaseTarget } from '../config.js'
+import { migrations } from './migrations/index.js'
+import type { Database } from './schema.js'
+
+export type Dialect = DatabaseTarget['dialect']
+export type Db = Kysely<Database>
+
+export interface DatabaseHandle {
+  db: Db
+  dialect: Dialect
+  close(): Promise<void>
+}
+
+// pg answers bigint (count, sums) as strings; counts here stay far below 2^53.
+pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10))
+
+export function openDatabase(target: DatabaseTarget): DatabaseHandle {
+  if (target.dialect === 'postgres') {
+    const pool = new pg.Pool({ connectionString: target.connectionString, max: 10 })
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    return { db, dialect: 'postgres', close: () => db.destroy() }
+  }
+  if (target.filename !== ':memory:') mkdirSync(dirname(target.filename), { recursive: true })
+  const sqlite = new SqliteDatabase(target.filename)
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('foreign_keys = ON')
+  sqlite.pragma('busy_timeout = 5000')
+  sqlite.pragma('synchronous = NORMAL')
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  return { db, dialect: 'sqlite', close: () => db.destroy() }
+}
+
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  const result = await migrator.migrateToLatest()
+  if (result.error) throw result.error
+  return result
+}
+
+export async function isDatabaseReady(db: Db): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db)
+    return true
+  } catch {
+    return false
+  }
+}

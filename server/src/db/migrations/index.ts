@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely'
+import * as initial from './2026_11_21_0900_initial.js'
+
+/**
+ * Every migration, in order. A static list (not a folder scan) so the same code runs from
+ * TypeScript source and from the build. Add new ones at the end; never edit a shipped one.
+ */
+export const migrations: Record<string, Migration> = {
+  '2026_11_21_0900_initial': initial,
+}

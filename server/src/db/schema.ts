@@ -1,0 +1,68 @@
+import type { Generated } from 'kysely'
+
+/**
+ * Table types, as both dialects store them: times as ISO-8601 UTC text (they sort as
+ * text), booleans as 0/1 integers, JSON as text. Repositories convert at their edge.
+ */
+export interface AccountsTable {
+  id: string
+  name: string
+  plan: string
+  subscription_status: string
+  rate_limit_per_minute: number | null
+  created_at: string
+}
+
+export interface ApiKeysTable {
+  id: string
+  account_id: string
+  name: string
+  environment: string | null
+  scope: string
+  key_hash: string
+  prefix: string
+  last_four: string
+  created_at: string
+  last_used_at: string | null
+  expires_at: string | null
+  revoked_at: string | null
+}
+
+export interface QrCodesTable {
+  id: string
+  account_id: string
+  name: string
+  type: string
+  content_type: string
+  content: string
+  target_url: string | null
+  short_code: string | null
+  style: string | null
+  is_active: number
+  total_scans: Generated<number>
+  created_at: string
+  updated_at: string
+  deleted_at: string | null
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string
+  key: string
+  request_hash: string
+  status: number | null
+  response_body: string | null
+  created_at: string
+}
+
+export interface SettingsTable {
+  key: string
+  value: string
+}
+
+export interface Database {
+  accounts: AccountsTable
+  api_keys: ApiKeysTable
+  qr_codes: QrCodesTable
+  idempotency_keys: IdempotencyKeysTable
+  settings: SettingsTable
+}

@@ -1,0 +1,66 @@
+import type { Issue } from '@qrctl/contract'
+import { toIssues } from '@qrctl/contract'
+import type { RequestValidationError } from '@ts-rest/express'
+import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express'
+import type { z } from 'zod'
+import type { Ctx } from '../context.js'
+import { AppError, notFound, toErrorResponse, validation } from '../errors.js'
+
+/** ts-rest's request validation failure, as our validation_error with every issue listed. */
+export function onRequestValidationError(
+  error: RequestValidationError,
+  _req: unknown,
+  _res: unknown,
+  next: NextFunction,
+) {
+  const parts: [string, z.ZodError | null][] = [
+    ['path', error.pathParams],
+    ['header', error.headers],
+    ['query', error.query],
+    ['body', error.body],
+  ]
+  const issues: Issue[] = parts.flatMap(([, zodError]) => (zodError ? toIssues(zodError) : []))
+  const where = parts.filter(([, e]) => e).map(([name]) => name)
+  next(
+    validation(
+      issues,
+      `Invalid request ${where.join(' and ')}: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
+    ),
+  )
+}
+
+/** Errors raised by the JSON body parser (they carry a `type`). */
+function fromBodyParser(error: unknown): AppError | undefined {
+  if (typeof error !== 'object' || error === null || !('type' in error)) return undefined
+  switch ((error as { type: unknown }).type) {
+    case 'entity.too.large':
+      return new AppError('payload_too_large', 'The body is larger than 1 MiB', { limitBytes: 1_048_576 })
+    case 'entity.parse.failed':
+      return new AppError('invalid_json', 'The body is not valid JSON')
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('unsupported_media_type', 'Send the body as UTF-8 JSON')
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new AppError('validation_error', 'The body was incomplete')
+    default:
+      return undefined
+  }
+}
+
+export const apiNotFound = (req: Request, _res: Response, next: NextFunction) =>
+  next(new AppError('not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`))
+
+/** The one place errors become responses; unknown ones are logged with the request id, never shown. */
+export function errorHandler(ctx: Ctx): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const known = fromBodyParser(error) ?? error
+    const { status, body } = toErrorResponse(known, req.id)
+    if (status >= 500) ctx.logger.error({ err: error, requestId: req.id }, 'unhandled error')
+    if (known instanceof AppError && known.code === 'rate_limited') {
+      res.setHeader('Retry-After', String(known.details.retryAfter))
+    }
+    if (res.headersSent) return
+    res.status(status).json(body)
+  }
+}

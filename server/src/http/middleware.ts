@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto'
+import type { Request, RequestHandler, Response } from 'express'
+import type { Ctx } from '../context.js'
+import { AppError, insufficientScope, planRequired, rateLimited, unauthorized } from '../errors.js'
+import { hasActiveSubscription } from '../modules/accounts/accounts.repository.js'
+import { authenticate } from '../modules/api-keys/api-keys.service.js'
+import type { RateLimitState, RateLimits } from './rate-limit.js'
+import './express-types.js'
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
+
+/** Every response carries X-Request-Id: the caller's, when it is sane, or a new one. */
+export const requestId: RequestHandler = (req, res, next) => {
+  const incoming = req.get('x-request-id')
+  req.id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+  res.setHeader('X-Request-Id', req.id)
+  next()
+}
+
+/** One log line per request: no key, no address, no query string. */
+export function requestLog(ctx: Ctx): RequestHandler {
+  return (req, res, next) => {
+    const start = process.hrtime.bigint()
+    res.on('finish', () => {
+      ctx.logger.info(
+        {
+          requestId: req.id,
+          method: req.method,
+          route: req.route?.path ?? req.path,
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - start) / 1e6,
+          accountId: req.auth?.accountId,
+        },
+        'request',
+      )
+    })
+    next()
+  }
+}
+
+function setRateLimitHeaders(res: Response, state: RateLimitState): void {
+  res.setHeader('X-RateLimit-Limit', String(state.limit))
+  res.setHeader('X-RateLimit-Remaining', String(state.remaining))
+  res.setHeader('X-RateLimit-Reset', String(state.reset))
+}
+
+function bearer(req: Request): string | undefined {
+  const header = req.get('authorization')
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i)
+  return match?.[1]
+}
+
+/**
+ * Authentication, rate limiting, the plan gate and key scopes, in that order (DESIGN §3, §4).
+ * Requests without a valid key are limited per client address, so keys cannot be guessed at speed.
+ */
+export function apiGate(ctx: Ctx, limits: RateLimits): RequestHandler {
+  return async (req, res, next) => {
+    const secret = bearer(req)
+    const auth = secret ? await authenticate(ctx, secret) : undefined
+    if (!auth) {
+      const state = await limits.consume(`ip:${req.ip ?? 'unknown'}`)
+      setRateLimitHeaders(res, state)
+      return next(state.allowed ? unauthorized() : rateLimited(state.reset))
+    }
+    req.auth = auth
+    const state = await limits.consume(`key:${auth.keyId}`, auth.rateLimitPerMinute ?? limits.defaultLimit)
+    setRateLimitHeaders(res, state)
+    if (!state.allowed) return next(rateLimited(state.reset))
+    if (!hasActiveSubscription(auth)) return next(planRequired())
+    const isRead = req.method === 'GET' || req.method === 'HEAD'
+    if (auth.scope === 'read' && !isRead) return next(insufficientScope('read', 'a write or read_write key'))
+    if (auth.scope === 'write' && isRead) return next(insufficientScope('write', 'a read or read_write key'))
+    next()
+  }
+}
+
+/** Key management needs a read_write key (DESIGN §3). */
+export function requireReadWrite(req: Request): void {
+  if (req.auth.scope !== 'read_write') throw insufficientScope(req.auth.scope, 'a read_write key')
+}
+
+/** A body must be JSON (DESIGN §10: 415 otherwise). */
+export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined ||
+    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0')
+  if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+    return next(
+      new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json', {
+        contentType: req.get('content-type') ?? null,
+      }),
+    )
+  }
+  next()
+}

@@ -1,0 +1,7 @@
+export { type Config, loadConfig } from './config.js'
+export type { Ctx } from './context.js'
+export { migrateToLatest, openDatabase } from './db/database.js'
+export { runHousekeeping } from './jobs.js'
+export { type Clock, ManualClock, systemClock } from './lib/clock.js'
+export * as accounts from './modules/accounts/accounts.service.js'
+export { createContext, type RunningServer, type StartOptions, startServer } from './server.js'

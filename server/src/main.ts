@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util'
+import { Scope } from '@qrctl/contract'
+import { z } from 'zod'
+import { type Config, loadConfig } from './config.js'
+import { migrateToLatest, openDatabase } from './db/database.js'
+import { PLANS, SUBSCRIPTION_STATUSES } from './modules/accounts/accounts.repository.js'
+import * as accounts from './modules/accounts/accounts.service.js'
+import { createContext, startServer } from './server.js'
+
+const USAGE = `Usage: qrctl-server <command>
+
+Commands:
+  start                                   migrate, then serve (PORT, HOST, DATABASE_URL …)
+  migrate                                 apply pending database migrations
+  admin create-account --name N [--plan pro|free] [--json]
+  admin create-key --account ID [--name N] [--environment E] [--scope read|write|read_write] [--json]
+  admin set-plan --account ID --plan pro|free [--status active|past_due|canceled] [--rate-limit N]
+
+Configuration is read from the environment; see docs/api.md.`
+
+const AdminOptions = z.object({
+  name: z.string().min(1).optional(),
+  plan: z.enum(PLANS).optional(),
+  status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+  account: z.string().uuid('--account must be an account id (a UUID)').optional(),
+  environment: z.string().min(1).optional(),
+  scope: Scope.optional(),
+  'rate-limit': z.coerce.number().int().min(1).optional(),
+  json: z.boolean().optional(),
+})
+type AdminOptions = z.infer<typeof AdminOptions>
+
+class UsageError extends Error {}
+
+function required<K extends keyof AdminOptions>(options: AdminOptions, key: K): NonNullable<AdminOptions[K]> {
+  const value = options[key]
+  if (value === undefined) throw new UsageError(`--${String(key)} is required`)
+  return value as NonNullable<AdminOptions[K]>
+}
+
+async function withContext<T>(
+  config: Config,
+  run: (ctx: ReturnType<typeof createContext>) => Promise<T>,
+): Promise<T> {
+  const handle = openDatabase(config.database)
+  try {
+    await migrateToLatest(handle.db)
+    return await run(createContext(config, handle))
+  } finally {
+    await handle.close()
+  }
+}
+
+function printKey(json: boolean | undefined, accountId: string, apiKey: string, what: string): void {
+  if (json) process.stdout.write(`${JSON.stringify({ accountId, apiKey })}\n`)
+  else process.stdout.write(`${what}\naccount: ${accountId}\nAPI key (shown once, store it now): ${apiKey}\n`)
+}
+
+async function admin(config: Config, command: string | undefined, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      status: { type: 'string' },
+      account: { type: 'string' },
+      environment: { type: 'string' },
+      scope: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    strict: true,
+  })
+  const parsed = AdminOptions.safeParse(values)
+  if (!parsed.success)
+    throw new UsageError(parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'))
+  const options = parsed.data
+  await withContext(config, async (ctx) => {
+    if (command === 'create-account') {
+      const { account, key } = await accounts.createAccountWithKey(ctx, {
+        name: required(options, 'name'),
+        plan: options.plan ?? 'pro',
+        rateLimitPerMinute: options['rate-limit'] ?? null,
+      })
+      printKey(options.json, account.id, key.secret, `Created account "${account.name}" (${account.plan})`)
+    } else if (command === 'create-key') {
+      const accountId = required(options, 'account')
+      const key = await accounts.createAccountKey(ctx, accountId, {
+        name: options.name ?? 'default',
+        environment: options.environment ?? null,
+        scope: options.scope ?? 'read_write',
+      })
+      printKey(options.json, accountId, key.secret, `Created ${key.scope} key "${key.name}"`)
+    } else if (command === 'set-plan') {
+      const account = await accounts.setPlan(ctx, required(options, 'account'), {
+        plan: required(options, 'plan'),
+        subscriptionStatus: options.status,
+        rateLimitPerMinute: options['rate-limit'],
+      })
+      if (options.json) process.stdout.write(`${JSON.stringify(account)}\n`)
+      else
+        process.stdout.write(
+          `Account ${account.id}: plan ${account.plan}, subscription ${account.subscriptionStatus}\n`,
+        )
+    } else {
+      throw new UsageError(`Unknown admin command: ${command ?? '(none)'}`)
+    }
+  })
+}
+
+async function start(config: Config): Promise<void> {
+  const running = await startServer(config)
+  const first = await accounts.seedFirstAccount(running.ctx)
+  process.stdout.write(
+    `qrctl server listening on ${config.publicBaseUrl} (database: ${config.database.dialect})\n`,
+  )
+  if (first) {
+    process.stdout.write(
+      `\nCreated the first account. Its API key is shown once; store it now:\n\n  ${first.key.secret}\n\n` +
+        `Try: curl -H "Authorization: Bearer ${first.key.secret}" ${config.publicBaseUrl}/api/v1/qr-codes\n\n`,
+    )
+  }
+  const stop = (signal: string) => {
+    running.ctx.logger.info({ signal }, 'shutting down')
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        running.ctx.logger.error({ err: error }, 'shutdown failed')
+        process.exit(1)
+      },
+    )
+  }
+  process.once('SIGTERM', () => stop('SIGTERM'))
+  process.once('SIGINT', () => stop('SIGINT'))
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, sub, ...rest] = argv
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  const config = loadConfig()
+  if (command === 'start') return start(config)
+  if (command === 'migrate') {
+    const handle = openDatabase(config.database)
+    const result = await migrateToLatest(handle.db)
+    await handle.close()
+    const applied = result.results?.map((r) => r.migrationName) ?? []
+    process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date\n')
+    return
+  }
+  if (command === 'admin') return admin(config, sub, rest)
+  throw new UsageError(`Unknown command: ${command}`)
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (
+    error instanceof UsageError ||
+    (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+  ) {
+    process.stderr.write(`${error.message}\n\n${USAGE}\n`)
+    process.exit(2)
+  }
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(1)
+})

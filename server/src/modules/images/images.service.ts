@@ -1,0 +1,48 @@
+import type { ImageQuery } from '@qrctl/contract'
+import {
+  createRenderCache,
+  type RenderedImage,
+  type RenderFormat,
+  renderCached,
+  renderEtag,
+} from '@qrctl/contract/render'
+import type { Ctx } from '../../context.js'
+import { getQrCodeRecordOrThrow, symbolPayload } from '../qr-codes/qr-codes.service.js'
+
+/** Repeat renders of an unchanged code and style come from here (bounded by entries and bytes). */
+const cache = createRenderCache({ maxEntries: 2000, maxBytes: 128 * 1024 * 1024 })
+
+export type ImageResult =
+  | { notModified: true; etag: string }
+  | { notModified: false; image: RenderedImage; fileName: string }
+
+/** A file name people recognise: the code's name, reduced to safe characters. */
+export function imageFileName(name: string, format: RenderFormat): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .replace(/[\s_]+/g, '-')
+    .toLowerCase()
+    .slice(0, 80)
+  return `${base || 'qr-code'}.${format}`
+}
+
+/** The code's symbol as PNG, SVG or PDF; `notModified` when the caller already has these bytes. */
+export async function renderQrCodeImage(
+  ctx: Ctx,
+  accountId: string,
+  id: string,
+  format: RenderFormat,
+  query: ImageQuery,
+  ifNoneMatch: string | undefined,
+): Promise<ImageResult> {
+  const code = await getQrCodeRecordOrThrow(ctx, accountId, id)
+  const payload = symbolPayload(ctx, code)
+  const options = { size: query.size }
+  const etag = renderEtag(format, payload, code.style, options)
+  if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
+    return { notModified: true, etag }
+  const image = await renderCached(cache, format, payload, code.style, options)
+  return { notModified: false, image, fileName: imageFileName(code.name, format) }
+}

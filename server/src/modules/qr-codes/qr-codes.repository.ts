@@ -1,0 +1,171 @@
+import type { ContentType, QrType, Style } from '@qrctl/contract'
+import type { Selectable } from 'kysely'
+import type { Db } from '../../db/database.js'
+import type { QrCodesTable } from '../../db/schema.js'
+
+/** A code as stored, before URLs are added for the response. */
+export interface QrCodeRecord {
+  id: string
+  accountId: string
+  name: string
+  type: QrType
+  contentType: ContentType
+  content: string
+  targetUrl: string | null
+  shortCode: string | null
+  style: Style | null
+  isActive: boolean
+  totalScans: number
+  createdAt: string
+  updatedAt: string
+  deletedAt: string | null
+}
+
+export function toQrCodeRecord(row: Selectable<QrCodesTable>): QrCodeRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    type: row.type as QrType,
+    contentType: row.content_type as ContentType,
+    content: row.content,
+    targetUrl: row.target_url,
+    shortCode: row.short_code,
+    style: row.style ? (JSON.parse(row.style) as Style) : null,
+    isActive: Boolean(row.is_active),
+    totalScans: Number(row.total_scans),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    deletedAt: row.deleted_at,
+  }
+}
+
+export async function insertQrCodes(db: Db, records: QrCodeRecord[]): Promise<void> {
+  if (records.length === 0) return
+  await db
+    .insertInto('qr_codes')
+    .values(
+      records.map((r) => ({
+        id: r.id,
+        account_id: r.accountId,
+        name: r.name,
+        type: r.type,
+        content_type: r.contentType,
+        content: r.content,
+        target_url: r.targetUrl,
+        short_code: r.shortCode,
+        style: r.style ? JSON.stringify(r.style) : null,
+        is_active: r.isActive ? 1 : 0,
+        total_scans: r.totalScans,
+        created_at: r.createdAt,
+        updated_at: r.updatedAt,
+        deleted_at: r.deletedAt,
+      })),
+    )
+    .execute()
+}
+
+/** A live (not deleted) code of this account. */
+export async function findQrCode(db: Db, accountId: string, id: string): Promise<QrCodeRecord | undefined> {
+  const row = await db
+    .selectFrom('qr_codes')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst()
+  return row && toQrCodeRecord(row)
+}
+
+export async function findDeletedQrCode(
+  db: Db,
+  accountId: string,
+  id: string,
+): Promise<QrCodeRecord | undefined> {
+  const row = await db
+    .selectFrom('qr_codes')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is not', null)
+    .executeTakeFirst()
+  return row && toQrCodeRecord(row)
+}
+
+export async function listQrCodes(
+  db: Db,
+  accountId: string,
+  page: { limit: number; offset: number; type?: QrType | undefined },
+): Promise<{ records: QrCodeRecord[]; total: number }> {
+  let query = db.selectFrom('qr_codes').where('account_id', '=', accountId).where('deleted_at', 'is', null)
+  if (page.type) query = query.where('type', '=', page.type)
+  const [rows, count] = await Promise.all([
+    query
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { records: rows.map(toQrCodeRecord), total: Number(count.n) }
+}
+
+export interface QrCodeChanges {
+  name?: string
+  content?: string
+  targetUrl?: string | null
+  isActive?: boolean
+  style?: Style | null
+  updatedAt: string
+}
+
+export async function updateQrCode(
+  db: Db,
+  accountId: string,
+  id: string,
+  changes: QrCodeChanges,
+): Promise<void> {
+  await db
+    .updateTable('qr_codes')
+    .set({
+      ...(changes.name !== undefined && { name: changes.name }),
+      ...(changes.content !== undefined && { content: changes.content }),
+      ...(changes.targetUrl !== undefined && { target_url: changes.targetUrl }),
+      ...(changes.isActive !== undefined && { is_active: changes.isActive ? 1 : 0 }),
+      ...(changes.style !== undefined && { style: changes.style ? JSON.stringify(changes.style) : null }),
+      updated_at: changes.updatedAt,
+    })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function setDeletedAt(
+  db: Db,
+  accountId: string,
+  id: string,
+  deletedAt: string | null,
+  now: string,
+) {
+  await db
+    .updateTable('qr_codes')
+    .set({ deleted_at: deletedAt, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute()
+}
+
+/** Which of these short codes are taken already. */
+export async function takenShortCodes(db: Db, codes: string[]): Promise<Set<string>> {
+  if (codes.length === 0) return new Set()
+  const rows = await db.selectFrom('qr_codes').select('short_code').where('short_code', 'in', codes).execute()
+  return new Set(rows.map((r) => r.short_code as string))
+}
+
+/** Removes codes deleted before `before`; their scans and showcases go with them (ON DELETE CASCADE). */
+export async function purgeDeletedBefore(db: Db, before: string): Promise<number> {
+  const result = await db.deleteFrom('qr_codes').where('deleted_at', '<', before).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -1,0 +1,82 @@
+import { contract, type ImageQuery } from '@qrctl/contract'
+import type { RenderFormat } from '@qrctl/contract/render'
+import { initServer } from '@ts-rest/express'
+import type { Request, Response } from 'express'
+import type { Ctx } from '../../context.js'
+import { renderQrCodeImage } from '../images/images.service.js'
+import * as qrCodes from './qr-codes.service.js'
+
+const s = initServer()
+
+export function createQrCodesRouter(ctx: Ctx) {
+  const image =
+    (format: RenderFormat) =>
+    async (input: {
+      params: { id: string }
+      query: ImageQuery
+      req: Pick<Request, 'auth' | 'get'>
+      res: Response
+    }) => {
+      const { params, query, req, res } = input
+      const result = await renderQrCodeImage(
+        ctx,
+        req.auth.accountId,
+        params.id,
+        format,
+        query,
+        req.get('if-none-match'),
+      )
+      res.setHeader('Cache-Control', 'private, no-cache')
+      if (result.notModified) {
+        res.setHeader('ETag', result.etag)
+        return { status: 304 as const, body: undefined }
+      }
+      res.setHeader('ETag', result.image.etag)
+      if (query.download) res.attachment(result.fileName)
+      return {
+        status: 200 as const,
+        body: Buffer.from(
+          result.image.body.buffer,
+          result.image.body.byteOffset,
+          result.image.body.byteLength,
+        ) as unknown as Blob,
+      }
+    }
+
+  return s.router(contract.qrCodes, {
+    list: async ({ query, req }) => ({
+      status: 200,
+      body: await qrCodes.listQrCodes(ctx, req.auth.accountId, query),
+    }),
+    create: async ({ body, req }) => ({
+      status: 201,
+      body: { data: await qrCodes.createQrCode(ctx, req.auth.accountId, body) },
+    }),
+    get: async ({ params, req }) => ({
+      status: 200,
+      body: { data: await qrCodes.getQrCodeOrThrow(ctx, req.auth.accountId, params.id) },
+    }),
+    update: async ({ params, body, req }) => ({
+      status: 200,
+      body: { data: await qrCodes.updateQrCode(ctx, req.auth.accountId, params.id, body) },
+    }),
+    delete: async ({ params, req }) => {
+      await qrCodes.deleteQrCode(ctx, req.auth.accountId, params.id)
+      return { status: 200, body: { success: true } }
+    },
+    restore: async ({ params, req }) => ({
+      status: 200,
+      body: { data: await qrCodes.restoreQrCode(ctx, req.auth.accountId, params.id) },
+    }),
+    batch: async ({ body, query, req }) => ({
+      status: 201,
+      body: { data: await qrCodes.batchCreate(ctx, req.auth.accountId, body.codes, query.dryRun ?? false) },
+    }),
+    analytics: async () => {
+      throw new Error('analytics: not built yet')
+    },
+    imagePng: image('png'),
+    imageSvg: image('svg'),
+    imagePdf: image('pdf'),
+  })
+}

@@ -1,0 +1,67 @@
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Config } from './config.js'
+import type { Ctx } from './context.js'
+import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js'
+import { createApp } from './http/app.js'
+import { RateLimits } from './http/rate-limit.js'
+import { scheduleHousekeeping } from './jobs.js'
+import { type Clock, systemClock } from './lib/clock.js'
+import { type Ids, randomIds } from './lib/ids.js'
+import { createLogger, type Logger } from './logger.js'
+
+export interface RunningServer {
+  ctx: Ctx
+  server: Server
+  /** `http://127.0.0.1:PORT` as actually bound. */
+  url: string
+  /** Stops accepting, finishes open requests, flushes buffers, closes the database. */
+  close(): Promise<void>
+}
+
+export interface StartOptions {
+  clock?: Clock
+  ids?: Ids
+  logger?: Logger
+}
+
+export function createContext(config: Config, handle: DatabaseHandle, options: StartOptions = {}): Ctx {
+  return {
+    db: handle.db,
+    dialect: handle.dialect,
+    config,
+    clock: options.clock ?? systemClock,
+    ids: options.ids ?? randomIds,
+    logger: options.logger ?? createLogger(config),
+  }
+}
+
+/** Opens and migrates the database, then serves the app on config.host:config.port (0 = any free port). */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const handle = openDatabase(config.database)
+  await migrateToLatest(handle.db)
+  const ctx = createContext(config, handle, options)
+  const limits = new RateLimits(config)
+  const stopHousekeeping = scheduleHousekeeping(ctx)
+  const app = createApp({ ctx, limits })
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.port, config.host, () => resolve(s))
+    s.once('error', reject)
+  })
+  server.keepAliveTimeout = 65_000
+  const { port } = server.address() as AddressInfo
+  let closing: Promise<void> | undefined
+  const close = () => {
+    closing ??= (async () => {
+      stopHousekeeping()
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeIdleConnections()
+      })
+      await limits.close()
+      await handle.close()
+    })()
+    return closing
+  }
+  return { ctx, server, url: `http://127.0.0.1:${port}`, close }
+}

@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  accounts,
+  type Clock,
+  type Ctx,
+  loadConfig,
+  type RunningServer,
+  startServer as start,
+} from '@qrctl/server'
+import pg from 'pg'
+
+export type Dialect = 'sqlite' | 'postgres'
+export interface TestAccount {
+  accountId: string
+  apiKey: string
+}
+export interface TestServer extends TestAccount {
+  /** e.g. http://127.0.0.1:54321 (no /api/v1) */
+  baseUrl: string
+  dialect: Dialect
+  ctx: Ctx
+  running: RunningServer
+  createAccount(opts?: {
+    plan?: 'pro' | 'free'
+    status?: 'active' | 'past_due' | 'canceled'
+    rateLimitPerMinute?: number
+    scope?: 'read' | 'write' | 'read_write'
+  }): Promise<TestAccount>
+  close(): Promise<void>
+}
+
+/** The dialects a suite runs on: SQLite always, PostgreSQL too when TEST_DATABASE_URL is set. */
+export function dialects(): Dialect[] {
+  const only = process.env.TEST_DIALECTS?.split(',').map((d) => d.trim())
+  const all: Dialect[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite']
+  return only ? all.filter((d) => only.includes(d)) : all
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+/** A fresh PostgreSQL database for one server, dropped again at close. */
+async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.TEST_DATABASE_URL as string
+  const name = `qrctl_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await c.end()
+    },
+  }
+}
+
+/**
+ * A real server on an ephemeral port over a fresh database (a temp SQLite file, or a fresh
+ * PostgreSQL database), with one paid account and its read_write key.
+ */
+export async function startServer(
+  opts: { env?: Record<string, string>; clock?: Clock; dialect?: Dialect } = {},
+): Promise<TestServer> {
+  const dialect = opts.dialect ?? 'sqlite'
+  const dir = mkdtempSync(join(tmpdir(), 'qrctl-test-'))
+  const pgDb = dialect === 'postgres' ? await createPostgresDatabase() : undefined
+  const port = await freePort()
+  const config = loadConfig({
+    DATABASE_URL: pgDb ? pgDb.url : `file:${join(dir, 'qrctl.db')}`,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ...opts.env,
+  })
+  const running = await start(config, opts.clock ? { clock: opts.clock } : {})
+  const ctx = running.ctx
+  const createAccount: TestServer['createAccount'] = async (o = {}) => {
+    const { account, key } = await accounts.createAccountWithKey(ctx, {
+      name: 'test account',
+      plan: o.plan ?? 'pro',
+      subscriptionStatus: o.status ?? 'active',
+      rateLimitPerMinute: o.rateLimitPerMinute ?? null,
+    })
+    if (!o.scope || o.scope === 'read_write') return { accountId: account.id, apiKey: key.secret }
+    const scoped = await accounts.createAccountKey(ctx, account.id, { name: o.scope, scope: o.scope })
+    return { accountId: account.id, apiKey: scoped.secret }
+  }
+  const first = await createAccount()
+  return {
+    ...first,
+    baseUrl: running.url,
+    dialect,
+    ctx,
+    running,
+    createAccount,
+    close: async () => {
+      await running.close()
+      await pgDb?.drop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
