@@ -1,0 +1,50 @@
+import { type Api, createApi } from './api.js'
+import { type QrctlOptions, type RateLimit, resolveOptions } from './options.js'
+import { ApiKeys } from './resources/api-keys.js'
+import { QrCodes } from './resources/qr-codes.js'
+import { Showcases } from './resources/showcases.js'
+import { Transport } from './transport.js'
+
+/**
+ * The qrctl API client.
+ * @example
+ * const qrctl = new Qrctl({ apiKey: process.env.QRCTL_API_KEY! })
+ * const code = await qrctl.qrCodes.create({ name: 'Menu', contentType: 'url', content: 'https://example.com/menu' })
+ */
+export class Qrctl {
+  /** QR codes: list, listAll, create, get, update, delete, restore, batch, createMany, analytics, image. */
+  readonly qrCodes: QrCodes
+  /** Showcase landing pages: list, listAll, create, get, update, delete. */
+  readonly showcases: Showcases
+  /** API keys: list, create, revoke, rotate. */
+  readonly apiKeys: ApiKeys
+  /** The server root requests go to. */
+  readonly baseUrl: string
+  readonly #transport: Transport
+
+  constructor(options: QrctlOptions) {
+    const resolved = resolveOptions(options)
+    this.baseUrl = resolved.baseUrl
+    this.#transport = new Transport(resolved)
+    const api: Api = createApi(resolved.baseUrl, this.#transport)
+    this.qrCodes = new QrCodes(api, this.#transport)
+    this.showcases = new Showcases(api)
+    this.apiKeys = new ApiKeys(api)
+  }
+
+  /**
+   * `X-RateLimit-*` of the latest answer that carried them; undefined before the first request.
+   * @example if (qrctl.lastRateLimit?.remaining === 0) await sleep(qrctl.lastRateLimit.reset * 1000)
+   */
+  get lastRateLimit(): RateLimit | undefined {
+    return this.#transport.lastRateLimit
+  }
+
+  /**
+   * Closes the client's keep-alive connections (idle ones close by themselves after 10 s).
+   * @example await qrctl.close()
+   */
+  close(): Promise<void> {
+    return this.#transport.close()
+  }
+}

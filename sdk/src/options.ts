@@ -1,0 +1,173 @@
+import { API_KEY_PREFIX, API_PREFIX } from '@qrctl/contract'
+import type { QrctlError } from './errors.js'
+
+/** The subset of `fetch` the SDK calls. `globalThis.fetch` fits, and so does a wrapper around it. */
+export type FetchFn = (url: string, init: RequestInit) => Promise<Response>
+
+/** One HTTP answer, reported to `onResponse` (every attempt, retried or not). */
+export interface ResponseEvent {
+  method: string
+  url: string
+  status: number
+  headers: Headers
+  requestId: string | undefined
+  /** 0 for the first attempt, 1 for the first retry … */
+  attempt: number
+  durationMs: number
+}
+
+/** Reported to `onRetry` before the SDK waits and tries again. */
+export interface RetryEvent {
+  method: string
+  url: string
+  /** The retry about to happen: 1 for the first. */
+  retry: number
+  delayMs: number
+  /** What went wrong with the previous attempt. */
+  error: QrctlError
+}
+
+/** The rate-limit headers of the latest answer. */
+export interface RateLimit {
+  /** Requests allowed per window (`X-RateLimit-Limit`). */
+  limit: number
+  /** Requests left in the current window (`X-RateLimit-Remaining`). */
+  remaining: number
+  /** Seconds until the window resets, as of the answer (`X-RateLimit-Reset`). */
+  reset: number
+  /** When the window resets. */
+  resetAt: Date
+}
+
+export interface QrctlOptions {
+  /** Your API key, `qrk_…`. */
+  apiKey: string
+  /** Server root, without `/api/v1`. Default `http://localhost:3000`. */
+  baseUrl?: string
+  /** Time allowed for each attempt, answer body included. Default 30000. */
+  timeoutMs?: number
+  /** Retries after network errors, timeouts, 429 and 5xx. Default 2; 0 turns retries off. */
+  maxRetries?: number
+  /** A `fetch` to use instead of the SDK's own (undici with a keep-alive agent). */
+  fetch?: FetchFn
+  /** Called with every HTTP answer, including those that are then retried. */
+  onResponse?: (event: ResponseEvent) => void
+  /** Called before each retry. */
+  onRetry?: (event: RetryEvent) => void
+}
+
+/** Per-call settings, accepted as the last argument of every method. */
+export interface RequestOptions {
+  /** For POSTs: the Idempotency-Key to send instead of a random one (reuse it to resume safely). */
+  idempotencyKey?: string
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number
+  /** Aborts the call, retries and waits included; the promise rejects with the signal's reason. */
+  signal?: AbortSignal
+}
+
+export interface ResolvedOptions {
+  apiKey: string
+  baseUrl: string
+  timeoutMs: number
+  maxRetries: number
+  fetch: FetchFn | undefined
+  onResponse: ((event: ResponseEvent) => void) | undefined
+  onRetry: ((event: RetryEvent) => void) | undefined
+}
+
+export const DEFAULT_BASE_URL = 'http://localhost:3000'
+export const DEFAULT_TIMEOUT_MS = 30_000
+export const DEFAULT_MAX_RETRIES = 2
+
+const KNOWN_OPTIONS = [
+  'apiKey',
+  'baseUrl',
+  'timeoutMs',
+  'maxRetries',
+  'fetch',
+  'onResponse',
+  'onRetry',
+] as const
+
+function fail(message: string): never {
+  throw new TypeError(`Qrctl: ${message}`)
+}
+
+function unknownOption(key: string): never {
+  const meant = KNOWN_OPTIONS.find((name) => name.toLowerCase() === key.replace(/[_-]/g, '').toLowerCase())
+  fail(`unknown option '${key}'${meant ? ` (did you mean '${meant}'?)` : ''}`)
+}
+
+function checkApiKey(apiKey: unknown): string {
+  if (typeof apiKey !== 'string' || apiKey === '') {
+    fail('`apiKey` is required: pass the key you created in the dashboard or with `qrctl key create`')
+  }
+  if (!apiKey.startsWith(API_KEY_PREFIX)) {
+    fail(`\`apiKey\` must start with '${API_KEY_PREFIX}'; this looks like something else`)
+  }
+  return apiKey
+}
+
+function checkBaseUrl(value: unknown): string {
+  if (value === undefined) return DEFAULT_BASE_URL
+  if (typeof value !== 'string') fail('`baseUrl` must be a string such as https://qr.example.com')
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    fail(`\`baseUrl\` is not a URL: '${value}'`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    fail('`baseUrl` must be an http:// or https:// URL')
+  if (url.search || url.hash) fail('`baseUrl` must not have a query or fragment')
+  const root = `${url.origin}${url.pathname}`.replace(/\/+$/, '')
+  if (root.endsWith(API_PREFIX)) {
+    fail(`\`baseUrl\` is the server root: drop the '${API_PREFIX}' suffix (paths carry it already)`)
+  }
+  return root
+}
+
+function checkInteger(name: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    fail(`\`${name}\` must be a whole number of at least ${min}`)
+  }
+  return value
+}
+
+function checkFunction<T>(name: string, value: unknown): T | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'function') fail(`\`${name}\` must be a function`)
+  return value as T
+}
+
+/** Checks the constructor's options; anything unknown or malformed throws a TypeError at once. */
+export function resolveOptions(options: QrctlOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) fail('pass an options object: new Qrctl({ apiKey })')
+  for (const key of Object.keys(options)) {
+    if (!(KNOWN_OPTIONS as readonly string[]).includes(key)) unknownOption(key)
+  }
+  return {
+    apiKey: checkApiKey(options.apiKey),
+    baseUrl: checkBaseUrl(options.baseUrl),
+    timeoutMs: checkInteger('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS, 1),
+    maxRetries: checkInteger('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES, 0),
+    fetch: checkFunction<FetchFn>('fetch', options.fetch),
+    onResponse: checkFunction('onResponse', options.onResponse),
+    onRetry: checkFunction('onRetry', options.onRetry),
+  }
+}
+
+/** Checks per-call options the same way (they come from untyped JS too). */
+export function checkRequestOptions(options: RequestOptions | undefined): RequestOptions {
+  if (options === undefined) return {}
+  if (typeof options !== 'object' || options === null) fail('request options must be an object')
+  const known = ['idempotencyKey', 'timeoutMs', 'maxRetries', 'signal']
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) fail(`unknown request option '${key}'`)
+  }
+  return options
+}

@@ -1,0 +1,237 @@
+import { type Api, bodyOf, pathId } from '../api.js'
+import { chunk, countFailedItems, reindexError } from '../batch.js'
+import { checkRequestOptions, type RequestOptions } from '../options.js'
+import { paginate } from '../paginate.js'
+import { sleep } from '../retry.js'
+import type { Transport } from '../transport.js'
+import type {
+  Analytics,
+  AnalyticsParams,
+  BatchResult,
+  CreateQrCodeParams,
+  DeleteResult,
+  ImageQueryParams,
+  ListQrCodesParams,
+  QrCode,
+  QrCodePage,
+  UpdateQrCodeParams,
+} from '../types.js'
+
+export type ImageFormat = 'png' | 'svg' | 'pdf'
+
+export interface ImageParams extends ImageQueryParams {
+  /** `png` (default size 512 px), `svg` or `pdf`. */
+  format: ImageFormat
+}
+
+export interface BatchOptions extends RequestOptions {
+  /** Validate every item and create nothing. */
+  dryRun?: boolean
+}
+
+export interface CreateManyProgress {
+  /** Input items sent so far. */
+  done: number
+  /** All input items. */
+  total: number
+  /** Codes created so far. */
+  created: number
+  /** Items rejected so far. */
+  failed: number
+}
+
+export interface CreateManyOptions extends Omit<RequestOptions, 'idempotencyKey'> {
+  /** Called after each batch of 100. */
+  onProgress?: (progress: CreateManyProgress) => void
+  /**
+   * Batch k is sent with the Idempotency-Key `${prefix}-${k}`. Re-running the same input with
+   * the same prefix (within 24 hours) resumes without creating anything twice.
+   */
+  idempotencyKeyPrefix?: string
+  /** Validate every item and create nothing. */
+  dryRun?: boolean
+}
+
+/** Waits out an exhausted rate-limit window before the next batch instead of earning a 429. */
+async function paceBatches(transport: Transport, signal: AbortSignal | undefined): Promise<void> {
+  const rateLimit = transport.lastRateLimit
+  if (!rateLimit || rateLimit.remaining > 0) return
+  const waitMs = rateLimit.resetAt.getTime() - Date.now()
+  if (waitMs > 0) await sleep(waitMs, signal)
+}
+
+/** Bodies of binary answers: bytes from the SDK's transport, a Blob from any other fetcher. */
+async function toBytes(body: unknown): Promise<Uint8Array> {
+  if (body instanceof Uint8Array) return body
+  if (body instanceof Blob) return new Uint8Array(await body.arrayBuffer())
+  if (typeof body === 'string') return new TextEncoder().encode(body)
+  throw new TypeError('Qrctl: the image answer had no binary body')
+}
+
+/** `qrctl.qrCodes`: create, read, change, delete and render QR codes, and read their scans. */
+export class QrCodes {
+  readonly #api: Api
+  readonly #transport: Transport
+
+  constructor(api: Api, transport: Transport) {
+    this.#api = api
+    this.#transport = transport
+  }
+
+  /**
+   * One page of codes, newest first.
+   * @example const { data, total } = await qrctl.qrCodes.list({ limit: 20, type: 'dynamic' })
+   */
+  async list(params: ListQrCodesParams = {}, options?: RequestOptions): Promise<QrCodePage> {
+    const response = await this.#api.qrCodes.list({
+      query: params,
+      requestOptions: checkRequestOptions(options),
+    })
+    return bodyOf(response, 200)
+  }
+
+  /**
+   * Every code of every page, fetched as you iterate. `limit` sets the page size (default 100).
+   * @example for await (const code of qrctl.qrCodes.listAll({ type: 'dynamic' })) console.log(code.name)
+   */
+  listAll(params: ListQrCodesParams = {}, options?: RequestOptions): AsyncGenerator<QrCode, void, undefined> {
+    const { offset = 0, limit = 100, ...filters } = params
+    return paginate((pageOffset) => this.list({ ...filters, limit, offset: pageOffset }, options), offset)
+  }
+
+  /**
+   * Creates a code. Retries reuse one Idempotency-Key, so a retried create never duplicates.
+   * @example const code = await qrctl.qrCodes.create({ name: 'Menu', contentType: 'url', content: 'https://example.com/menu', type: 'dynamic' })
+   */
+  async create(params: CreateQrCodeParams, options?: RequestOptions): Promise<QrCode> {
+    const response = await this.#api.qrCodes.create({
+      body: params,
+      requestOptions: checkRequestOptions(options),
+    })
+    return bodyOf(response, 201).data
+  }
+
+  /**
+   * One code by id.
+   * @example const code = await qrctl.qrCodes.get(id)
+   */
+  async get(id: string, options?: RequestOptions): Promise<QrCode> {
+    const response = await this.#api.qrCodes.get({
+      params: { id: pathId(id) },
+      requestOptions: checkRequestOptions(options),
+    })
+    return bodyOf(response, 200).data
+  }
+
+  /**
+   * Changes a code; a new `targetUrl` retargets a dynamic code at once.
+   * @example await qrctl.qrCodes.update(id, { targetUrl: 'https://example.com/summer' })
+   */
+  async update(id: string, params: UpdateQrCodeParams, options?: RequestOptions): Promise<QrCode> {
+    const response = await this.#api.qrCodes.update({
+      params: { id: pathId(id) },
+      body: params,
+      requestOptions: checkRequestOptions(options),
+    })
+    return bodyOf(response, 200).data
+  }
+
+  /**
+   * Soft-deletes a code; `restore` brings it back within 30 days.
+   * @example await qrctl.qrCodes.delete(id)
+   */
+  async delete(id: string, options?: RequestOptions): Promise<DeleteResult> {
+    const response = await this.#api.qrCodes.delete({
+      params: { id: pathId(id) },
+      requestOptions: checkRequestOptions(options),
+    })
+    return bodyOf(response, 200)
+  }
+
+  /**
+   * Restores a code deleted in the last 30 days.
+   * @example const code = await qrctl.qrCodes.restore(id)
+   */
+  async restore(id: string, options?: RequestOptions): Promise<QrCode> {
+    const response = await this.#api.qrCodes.restore({
+      params: { id: pathId(id) },
+      requestOptions: checkRequestOptions(options),
+    })
+    return bodyOf(response, 200).data
+  }
+
+  /**
+   * Creates up to 100 codes in one request. Invalid items do not stop the valid ones: each
+   * becomes one string in `errors`, prefixed with its index (`codes[3].content: …`).
+   * @example const { created, errors, items } = await qrctl.qrCodes.batch(codes, { dryRun: true })
+   */
+  async batch(codes: CreateQrCodeParams[], options: BatchOptions = {}): Promise<BatchResult> {
+    const { dryRun, ...requestOptions } = options
+    const response = await this.#api.qrCodes.batch({
+      query: dryRun === undefined ? {} : { dryRun },
+      body: { codes },
+      requestOptions: checkRequestOptions(requestOptions),
+    })
+    return bodyOf(response, 201).data
+  }
+
+  /**
+   * Creates any number of codes, 100 per request, one batch after the other. The result
+   * covers the whole input: indexes in `errors` refer to `codes`.
+   * @example const result = await qrctl.qrCodes.createMany(codes, { onProgress: (p) => console.error(`${p.done}/${p.total}`) })
+   */
+  async createMany(codes: CreateQrCodeParams[], options: CreateManyOptions = {}): Promise<BatchResult> {
+    const { onProgress, idempotencyKeyPrefix, dryRun, ...requestOptions } = options
+    const result: BatchResult = { created: 0, errors: [], items: [] }
+    let done = 0
+    let failed = 0
+    for (const [k, batch] of chunk(codes).entries()) {
+      if (k > 0) await paceBatches(this.#transport, requestOptions.signal)
+      const answer = await this.batch(batch, {
+        ...requestOptions,
+        ...(dryRun === undefined ? {} : { dryRun }),
+        ...(idempotencyKeyPrefix === undefined ? {} : { idempotencyKey: `${idempotencyKeyPrefix}-${k}` }),
+      })
+      const errors = answer.errors.map((error) => reindexError(error, done))
+      result.created += answer.created
+      result.errors.push(...errors)
+      result.items.push(...answer.items)
+      done += batch.length
+      failed += countFailedItems(answer.errors)
+      onProgress?.({ done, total: codes.length, created: result.created, failed })
+    }
+    return result
+  }
+
+  /**
+   * Scan analytics for a period: `7d`, `30d` (default), `90d` or `all`.
+   * @example const { totalEvents, eventsByDay } = await qrctl.qrCodes.analytics(id, { period: '7d' })
+   */
+  async analytics(id: string, params: AnalyticsParams = {}, options?: RequestOptions): Promise<Analytics> {
+    const response = await this.#api.qrCodes.analytics({
+      params: { id: pathId(id) },
+      query: params,
+      requestOptions: checkRequestOptions(options),
+    })
+    return bodyOf(response, 200).data
+  }
+
+  /**
+   * The rendered image as bytes.
+   * @example await writeFile('menu.png', await qrctl.qrCodes.image(id, { format: 'png', size: 1024 }))
+   */
+  async image(id: string, params: ImageParams, options?: RequestOptions): Promise<Uint8Array> {
+    const { format, ...query } = params
+    const args = { params: { id: pathId(id) }, query, requestOptions: checkRequestOptions(options) }
+    const route = this.#imageRoute(format)
+    const response = await route(args)
+    return toBytes(bodyOf(response, 200))
+  }
+
+  #imageRoute(format: ImageFormat) {
+    if (format === 'png') return this.#api.qrCodes.imagePng
+    if (format === 'svg') return this.#api.qrCodes.imageSvg
+    if (format === 'pdf') return this.#api.qrCodes.imagePdf
+    throw new TypeError(`Qrctl: image format must be 'png', 'svg' or 'pdf', not ${JSON.stringify(format)}`)
+  }
+}

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto'
+import type { ApiFetcherArgs } from '@ts-rest/core'
+import { Agent, fetch as undiciFetch } from 'undici'
+import { errorFromResponse, parseRetryAfter, QrctlConnectionError, type QrctlError } from './errors.js'
+import type { FetchFn, RateLimit, RequestOptions, ResolvedOptions } from './options.js'
+import { isRetryableStatus, MAX_RETRY_AFTER_MS, retryDelayMs, sleep } from './retry.js'
+import { SDK_VERSION } from './version.js'
+
+/** What ts-rest hands the fetcher, plus the per-call options the resources pass along. */
+export type FetcherArgs = ApiFetcherArgs & { requestOptions?: RequestOptions | undefined }
+export interface FetcherResult {
+  status: number
+  body: unknown
+  headers: Headers
+}
+
+type Attempt =
+  | { ok: true; result: FetcherResult }
+  | { ok: false; error: QrctlError; retryable: boolean; retryAfter: number | undefined }
+
+const USER_AGENT = `qrctl-sdk/${SDK_VERSION} node/${process.version}`
+
+/**
+ * Bodies by content type: JSON parsed, text as a string (a proxy's HTML error page), anything
+ * else, such as an image, as bytes. ts-rest's own fetcher would make that a Blob.
+ */
+async function readBody(response: Response): Promise<unknown> {
+  const type = response.headers.get('content-type') ?? ''
+  if (type.includes('json')) {
+    const text = await response.text()
+    if (text === '') return undefined
+    try {
+      return JSON.parse(text)
+    } catch {
+      return text
+    }
+  }
+  if (type.startsWith('text/')) return response.text()
+  return new Uint8Array(await response.arrayBuffer())
+}
+
+function describeNetworkError(cause: unknown): string {
+  if (cause instanceof Error) {
+    const inner = cause.cause
+    if (inner instanceof Error) return 'code' in inner && inner.code ? String(inner.code) : inner.message
+    return cause.message
+  }
+  return String(cause)
+}
+
+function readRateLimit(headers: Headers): RateLimit | undefined {
+  const limit = Number(headers.get('x-ratelimit-limit') ?? Number.NaN)
+  const remaining = Number(headers.get('x-ratelimit-remaining') ?? Number.NaN)
+  const reset = Number(headers.get('x-ratelimit-reset') ?? Number.NaN)
+  if (![limit, remaining, reset].every(Number.isFinite)) return undefined
+  return { limit, remaining, reset, resetAt: new Date(Date.now() + reset * 1000) }
+}
+
+/**
+ * The HTTP layer under the ts-rest client: auth, Idempotency-Key, per-attempt timeout,
+ * retries with backoff, rate-limit bookkeeping and error mapping. Only 2xx answers come back;
+ * everything else is thrown as a `QrctlError`.
+ */
+export class Transport {
+  /** Rate-limit headers of the latest answer that carried them. */
+  lastRateLimit: RateLimit | undefined
+  readonly #options: ResolvedOptions
+  readonly #agent: Agent | undefined
+  readonly #fetch: FetchFn
+
+  constructor(options: ResolvedOptions) {
+    this.#options = options
+    if (options.fetch) {
+      this.#fetch = options.fetch
+    } else {
+      const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 })
+      this.#agent = agent
+      this.#fetch = (url, init) =>
+        undiciFetch(url, {
+          ...(init as Parameters<typeof undiciFetch>[1]),
+          dispatcher: agent,
+        }) as unknown as Promise<Response>
+    }
+  }
+
+  /** The `api` of the ts-rest client. */
+  readonly fetcher = async (args: FetcherArgs): Promise<FetcherResult> => {
+    const options = args.requestOptions ?? {}
+    const maxRetries = options.maxRetries ?? this.#options.maxRetries
+    const headers = this.#headers(args, options, maxRetries)
+    for (let retry = 0; ; retry++) {
+      const attempt = await this.#attempt(args, headers, options, retry)
+      if (attempt.ok) return attempt.result
+      const delayMs = retryDelayMs(retry, attempt.retryAfter)
+      // A Retry-After beyond the cap is an instruction to come back much later, not a blip.
+      const tooLong = (attempt.retryAfter ?? 0) * 1000 > MAX_RETRY_AFTER_MS
+      if (!attempt.retryable || retry >= maxRetries || tooLong) throw attempt.error
+      this.#options.onRetry?.({
+        method: args.method,
+        url: args.path,
+        retry: retry + 1,
+        delayMs,
+        error: attempt.error,
+      })
+      await sleep(delayMs, options.signal)
+    }
+  }
+
+  /** Closes the keep-alive connections of the SDK's own agent. */
+  async close(): Promise<void> {
+    await this.#agent?.close()
+  }
+
+  #headers(args: FetcherArgs, options: RequestOptions, maxRetries: number): Record<string, string> {
+    const headers: Record<string, string> = {
+      ...args.headers,
+      authorization: `Bearer ${this.#options.apiKey}`,
+      'user-agent': USER_AGENT,
+    }
+    // Every POST gets one key per logical call, reused by its retries, so that a retry after
+    // a lost answer returns the first answer instead of creating twice. Without retries
+    // nothing can repeat, so no key is invented (one given by the caller is still sent).
+    if (args.method === 'POST' && !headers['idempotency-key']) {
+      const key = options.idempotencyKey ?? (maxRetries > 0 ? randomUUID() : undefined)
+      if (key) headers['idempotency-key'] = key
+    }
+    return headers
+  }
+
+  async #attempt(
+    args: FetcherArgs,
+    headers: Record<string, string>,
+    options: RequestOptions,
+    retry: number,
+  ): Promise<Attempt> {
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs
+    const timeout = AbortSignal.timeout(timeoutMs)
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
+    const started = performance.now()
+    let response: Response
+    let body: unknown
+    try {
+      response = await this.#fetch(args.path, {
+        method: args.method,
+        headers,
+        body: typeof args.body === 'string' ? args.body : undefined,
+        signal,
+      })
+      body = await readBody(response)
+    } catch (cause) {
+      if (options.signal?.aborted) throw options.signal.reason
+      const origin = new URL(args.path).origin
+      // Connection failures are retried for every method: GETs are safe, POSTs carry an
+      // Idempotency-Key, and PATCH/DELETE set state rather than add to it.
+      const error = timeout.aborted
+        ? new QrctlConnectionError(`No answer from ${origin} within ${timeoutMs} ms`, 'timeout', { cause })
+        : new QrctlConnectionError(`Could not reach ${origin}: ${describeNetworkError(cause)}`, 'network', {
+            cause,
+          })
+      return { ok: false, error, retryable: true, retryAfter: undefined }
+    }
+    this.#observe(args, response, retry, started)
+    if (response.status < 300 || response.status === 304) {
+      return { ok: true, result: { status: response.status, body, headers: response.headers } }
+    }
+    const error = errorFromResponse(response.status, body, response.headers)
+    const retryAfter =
+      'retryAfter' in error && typeof error.retryAfter === 'number'
+        ? error.retryAfter
+        : (parseRetryAfter(response.headers.get('retry-after')) ??
+          (response.status === 429 ? this.lastRateLimit?.reset : undefined))
+    return { ok: false, error, retryable: isRetryableStatus(response.status), retryAfter }
+  }
+
+  #observe(args: FetcherArgs, response: Response, retry: number, started: number): void {
+    const rateLimit = readRateLimit(response.headers)
+    if (rateLimit) this.lastRateLimit = rateLimit
+    this.#options.onResponse?.({
+      method: args.method,
+      url: args.path,
+      status: response.status,
+      headers: response.headers,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+      attempt: retry,
+      durationMs: Math.round(performance.now() - started),
+    })
+  }
+}

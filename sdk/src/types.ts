@@ -1,0 +1,54 @@
+import type { contract } from '@qrctl/contract'
+import type { AppRoute, ClientInferRequest, ClientInferResponseBody } from '@ts-rest/core'
+
+/*
+ * Every type here is inferred from the contract: the SDK never spells out a field itself.
+ * Responses are what the client receives (zod output), requests what it may send (zod
+ * input, so fields with a server default are optional).
+ */
+
+type Routes = typeof contract
+type Ok<R extends AppRoute, S extends keyof R['responses']> = ClientInferResponseBody<R, S>
+type Request<R extends AppRoute> = ClientInferRequest<R>
+
+/** A QR code, as the API returns it. */
+export type QrCode = Ok<Routes['qrCodes']['get'], 200>['data']
+/** One page of QR codes: `{ data, total, limit, offset }`. */
+export type QrCodePage = Ok<Routes['qrCodes']['list'], 200>
+/** Filters and paging of `qrCodes.list`: `limit` (1–100, default 50), `offset`, `type`. */
+export type ListQrCodesParams = NonNullable<Request<Routes['qrCodes']['list']>['query']>
+/** A new QR code: `name`, `contentType`, `content`, and optionally `type`, `targetUrl`, `style`. */
+export type CreateQrCodeParams = Request<Routes['qrCodes']['create']>['body']
+/** Changes to a QR code; every field is optional. */
+export type UpdateQrCodeParams = Request<Routes['qrCodes']['update']>['body']
+/** The answer of a batch: `{ created, errors, items }`. */
+export type BatchResult = Ok<Routes['qrCodes']['batch'], 201>['data']
+/** Scan analytics of one code. */
+export type Analytics = Ok<Routes['qrCodes']['analytics'], 200>['data']
+/** `period`: `7d`, `30d` (default), `90d` or `all`. */
+export type AnalyticsParams = NonNullable<Request<Routes['qrCodes']['analytics']>['query']>
+/** `size` (PNG pixels, 64–4096, default 512) and `download`. */
+export type ImageQueryParams = NonNullable<Request<Routes['qrCodes']['imagePng']>['query']>
+
+/** A showcase (landing page), as the API returns it. */
+export type Showcase = Ok<Routes['showcases']['get'], 200>['data']
+/** One page of showcases: `{ data, total, limit, offset }`. */
+export type ShowcasePage = Ok<Routes['showcases']['list'], 200>
+/** Filters and paging of `showcases.list`: `limit`, `offset`, `qrCodeId`. */
+export type ListShowcasesParams = NonNullable<Request<Routes['showcases']['list']>['query']>
+/** A new showcase: `qrCodeId`, `title`, and optional page settings. */
+export type CreateShowcaseParams = Request<Routes['showcases']['create']>['body']
+/** Changes to a showcase, including `socialLinks` and `ctaButtons`. */
+export type UpdateShowcaseParams = Request<Routes['showcases']['update']>['body']
+
+/** An API key without its secret. */
+export type ApiKey = Ok<Routes['apiKeys']['list'], 200>['data'][number]
+/** A new or rotated API key, with its `secret` (shown this once). */
+export type ApiKeyWithSecret = Ok<Routes['apiKeys']['create'], 201>['data']
+/** `name`, and optionally `environment` and `scope` (default `read_write`). */
+export type CreateApiKeyParams = Request<Routes['apiKeys']['create']>['body']
+/** `gracePeriodSeconds` (0–86400, default 0): how long the old key keeps working. */
+export type RotateApiKeyParams = Request<Routes['apiKeys']['rotate']>['body']
+
+/** The answer of every delete and revoke: `{ success }`. */
+export type DeleteResult = Ok<Routes['qrCodes']['delete'], 200>
