@@ -1,3 +1,13 @@
+import { defineConfig, mergeConfig } from 'vitest/config'
 import { sharedConfig } from '../vitest.shared.js'
 
-export default sharedConfig
+export default mergeConfig(
+  sharedConfig,
+  defineConfig({
+    test: {
+      // Each file starts its own servers; two at a time fit the two cores.
+      maxWorkers: 2,
+      testTimeout: 60_000,
+    },
+  }),
+)

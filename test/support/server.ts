@@ -21,6 +21,8 @@ export interface TestServer extends TestAccount {
   /** e.g. http://127.0.0.1:54321 (no /api/v1) */
   baseUrl: string
   dialect: Dialect
+  /** The database this server uses, so a second server can share it. */
+  databaseUrl: string
   ctx: Ctx
   running: RunningServer
   createAccount(opts?: {
@@ -81,15 +83,16 @@ export async function startServer(
 ): Promise<TestServer> {
   const dialect = opts.dialect ?? 'sqlite'
   const dir = mkdtempSync(join(tmpdir(), 'qrctl-test-'))
-  const pgDb = dialect === 'postgres' ? await createPostgresDatabase() : undefined
+  const pgDb = dialect === 'postgres' && !opts.env?.DATABASE_URL ? await createPostgresDatabase() : undefined
   const port = await freePort()
+  const databaseUrl = opts.env?.DATABASE_URL ?? (pgDb ? pgDb.url : `file:${join(dir, 'qrctl.db')}`)
   const config = loadConfig({
-    DATABASE_URL: pgDb ? pgDb.url : `file:${join(dir, 'qrctl.db')}`,
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     ...opts.env,
+    DATABASE_URL: databaseUrl,
   })
   const running = await start(config, opts.clock ? { clock: opts.clock } : {})
   const ctx = running.ctx
@@ -109,6 +112,7 @@ export async function startServer(
     ...first,
     baseUrl: running.url,
     dialect,
+    databaseUrl,
     ctx,
     running,
     createAccount,
