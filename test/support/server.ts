@@ -8,6 +8,7 @@ import {
   type Ctx,
   loadConfig,
   type RunningServer,
+  type StartOptions,
   startServer as start,
 } from '@qrctl/server'
 import pg from 'pg'
@@ -53,8 +54,8 @@ export async function freePort(): Promise<number> {
   })
 }
 
-/** A fresh PostgreSQL database for one server, dropped again at close. */
-async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A fresh PostgreSQL database (on TEST_DATABASE_URL's server), dropped again by `drop`. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = process.env.TEST_DATABASE_URL as string
   const name = `qrctl_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
   const admin = new pg.Client({ connectionString: adminUrl })
@@ -79,7 +80,12 @@ async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<
  * PostgreSQL database), with one paid account and its read_write key.
  */
 export async function startServer(
-  opts: { env?: Record<string, string>; clock?: Clock; dialect?: Dialect } = {},
+  opts: {
+    env?: Record<string, string>
+    clock?: Clock
+    dialect?: Dialect
+    logger?: StartOptions['logger']
+  } = {},
 ): Promise<TestServer> {
   const dialect = opts.dialect ?? 'sqlite'
   const dir = mkdtempSync(join(tmpdir(), 'qrctl-test-'))
@@ -94,7 +100,10 @@ export async function startServer(
     ...opts.env,
     DATABASE_URL: databaseUrl,
   })
-  const running = await start(config, opts.clock ? { clock: opts.clock } : {})
+  const running = await start(config, {
+    ...(opts.clock && { clock: opts.clock }),
+    ...(opts.logger && { logger: opts.logger }),
+  })
   const ctx = running.ctx
   const createAccount: TestServer['createAccount'] = async (o = {}) => {
     const { account, key } = await accounts.createAccountWithKey(ctx, {
