@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { API_KEY, apiError, fakeFetch, ID, json, networkError, qrCode } from '../test/fake-fetch.js'
 import {
   Qrctl,
+  QrctlConflictError,
   QrctlConnectionError,
   QrctlNotFoundError,
   QrctlRateLimitError,
@@ -234,6 +235,33 @@ describe('Idempotency-Key', () => {
     await qrctl.qrCodes.create(NEW_CODE)
     await qrctl.qrCodes.create(NEW_CODE, { idempotencyKey: 'order-17' })
     expect(fetch.calls.map((call) => call.headers['idempotency-key'])).toEqual([undefined, 'order-17'])
+  })
+})
+
+describe('a retry that overtakes its first attempt', () => {
+  it('waits while the server says the Idempotency-Key is still in progress', async () => {
+    const fetch = fakeFetch(
+      networkError(),
+      (call) => apiError(409, 'conflict', { idempotencyKey: call.headers['idempotency-key'] }),
+      json(201, { data: qrCode() }, { 'idempotent-replayed': 'true' }),
+    )
+    const code = await settle(new Qrctl({ apiKey: API_KEY, fetch }).qrCodes.create(NEW_CODE))
+    expect(code.id).toBe(ID)
+    expect(fetch.calls).toHaveLength(3)
+  })
+
+  it('does not retry a 409 on a first attempt, nor one about something else', async () => {
+    const fetch = fakeFetch(
+      apiError(409, 'conflict', { idempotencyKey: 'mine' }),
+      networkError(),
+      apiError(409, 'conflict', { message: 'slug taken' }),
+    )
+    const qrctl = new Qrctl({ apiKey: API_KEY, fetch })
+    await expect(qrctl.qrCodes.create(NEW_CODE, { idempotencyKey: 'mine' })).rejects.toThrow(
+      QrctlConflictError,
+    )
+    await expect(settle(qrctl.qrCodes.create(NEW_CODE))).rejects.toThrow('slug taken')
+    expect(fetch.calls).toHaveLength(3)
   })
 })
 

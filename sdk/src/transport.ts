@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import type { ApiFetcherArgs } from '@ts-rest/core'
 import { Agent, fetch as undiciFetch } from 'undici'
-import { errorFromResponse, parseRetryAfter, QrctlConnectionError, type QrctlError } from './errors.js'
+import {
+  errorFromResponse,
+  parseRetryAfter,
+  type QrctlApiError,
+  QrctlConnectionError,
+  type QrctlError,
+} from './errors.js'
 import type { FetchFn, RateLimit, RequestOptions, ResolvedOptions } from './options.js'
 import { isRetryableStatus, MAX_RETRY_AFTER_MS, retryDelayMs, sleep } from './retry.js'
 import { SDK_VERSION } from './version.js'
@@ -54,6 +60,19 @@ function readRateLimit(headers: Headers): RateLimit | undefined {
   const reset = Number(headers.get('x-ratelimit-reset') ?? Number.NaN)
   if (![limit, remaining, reset].every(Number.isFinite)) return undefined
   return { limit, remaining, reset, resetAt: new Date(Date.now() + reset * 1000) }
+}
+
+/**
+ * A 409 about our Idempotency-Key on a retry: the attempt whose answer was lost is still
+ * running on the server, and waiting gets its stored answer. (On a first attempt the key is
+ * fresh, so a 409 there is the caller's: a key reused with another body.)
+ */
+function isKeyInUse(error: QrctlApiError, headers: Record<string, string>): boolean {
+  return (
+    error.status === 409 &&
+    headers['idempotency-key'] !== undefined &&
+    error.details.idempotencyKey === headers['idempotency-key']
+  )
 }
 
 /**
@@ -169,7 +188,8 @@ export class Transport {
         ? error.retryAfter
         : (parseRetryAfter(response.headers.get('retry-after')) ??
           (response.status === 429 ? this.lastRateLimit?.reset : undefined))
-    return { ok: false, error, retryable: isRetryableStatus(response.status), retryAfter }
+    const retryable = isRetryableStatus(response.status) || (retry > 0 && isKeyInUse(error, headers))
+    return { ok: false, error, retryable, retryAfter }
   }
 
   #observe(args: FetcherArgs, response: Response, retry: number, started: number): void {
