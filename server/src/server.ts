@@ -38,9 +38,12 @@ export function createContext(config: Config, handle: DatabaseHandle, options: S
 
 /** Opens and migrates the database, then serves the app on config.host:config.port (0 = any free port). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const handle = openDatabase(config.database)
+  const logger = options.logger ?? createLogger(config)
+  const handle = openDatabase(config.database, (error) =>
+    logger.warn({ err: error }, 'database connection lost while idle'),
+  )
   await migrateToLatest(handle.db)
-  const ctx = createContext(config, handle, options)
+  const ctx = createContext(config, handle, { ...options, logger })
   const limits = new RateLimits(config)
   const stopHousekeeping = scheduleHousekeeping(ctx)
   const app = createApp({ ctx, limits })

@@ -19,9 +19,18 @@ export interface DatabaseHandle {
 // pg answers bigint (count, sums) as strings; counts here stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10))
 
-export function openDatabase(target: DatabaseTarget): DatabaseHandle {
+/**
+ * `onConnectionError` hears about pooled PostgreSQL connections the server closed while idle
+ * (restart, failover, an administrator's kill). pg-pool drops such a connection and emits
+ * `error`; without a listener that event would crash the process.
+ */
+export function openDatabase(
+  target: DatabaseTarget,
+  onConnectionError: (error: Error) => void = () => {},
+): DatabaseHandle {
   if (target.dialect === 'postgres') {
     const pool = new pg.Pool({ connectionString: target.connectionString, max: 10 })
+    pool.on('error', onConnectionError)
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     return { db, dialect: 'postgres', close: () => db.destroy() }
   }
