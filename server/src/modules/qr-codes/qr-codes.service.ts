@@ -202,14 +202,19 @@ export async function updateQrCode(
       'A dynamic code needs a targetUrl; set isActive to false to pause it instead',
     )
   }
-  const next = { ...current, ...patch, style: patch.style === undefined ? current.style : patch.style }
+  // `targetUrl: null` on a static code asks for what is already true; it changes nothing.
+  const { targetUrl: _ignored, ...withoutTargetUrl } = patch
+  const changes: UpdateQrCode = current.type === 'static' ? withoutTargetUrl : patch
+  // An empty PATCH is a no-op: the code comes back as it is, updatedAt included.
+  if (Object.values(changes).every((value) => value === undefined)) return toQrCode(ctx, current)
+  const next = { ...current, ...changes, style: patch.style === undefined ? current.style : patch.style }
   if (patch.content !== undefined || patch.style !== undefined) {
     const encoded = encodePayload(next)
     if (!encoded.ok) throw invalidField('content', encoded.message)
     assertFits(symbolPayload(ctx, next), next.style)
   }
   const updatedAt = ctx.clock.now().toISOString()
-  await repo.updateQrCode(ctx.db, accountId, id, { ...patch, updatedAt })
+  await repo.updateQrCode(ctx.db, accountId, id, { ...changes, updatedAt })
   return toQrCode(ctx, { ...next, targetUrl: next.targetUrl ?? null, updatedAt })
 }
 
