@@ -5,6 +5,13 @@ import { conflict, invalidField } from '../../errors.js'
 import { sha256Hex } from '../../lib/ids.js'
 import * as repo from './idempotency.repository.js'
 
+/** `{ data: { secret } }`: a new or rotated API key. */
+function carriesSecret(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || !('data' in body)) return false
+  const data = (body as { data: unknown }).data
+  return typeof data === 'object' && data !== null && 'secret' in data
+}
+
 /** A key is remembered this long (DESIGN §6). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
 
@@ -57,11 +64,13 @@ export function idempotency(ctx: Ctx): RequestHandler {
     }
     const send = res.json.bind(res)
     res.json = (body: unknown) => {
-      const text = JSON.stringify(body)
-      const done =
-        res.statusCode >= 500
-          ? repo.deleteStoredRequest(ctx.db, accountId, key)
-          : repo.completeRequest(ctx.db, accountId, key, res.statusCode, text)
+      // A server error is not remembered, so the retry runs again. Neither is an answer that
+      // carries an API key secret: only its hash is ever stored (DESIGN §3), so retrying a key
+      // creation makes another key rather than replaying the secret from the database.
+      const remember = res.statusCode < 500 && !carriesSecret(body)
+      const done = remember
+        ? repo.completeRequest(ctx.db, accountId, key, res.statusCode, JSON.stringify(body))
+        : repo.deleteStoredRequest(ctx.db, accountId, key)
       done.then(
         () => send(body),
         (error: unknown) => {
