@@ -54,6 +54,27 @@ export interface IdempotencyKeysTable {
   created_at: string
 }
 
+export interface ShowcasesTable {
+  id: string
+  account_id: string
+  qr_code_id: string
+  title: string
+  slug: string
+  description: string | null
+  template: string
+  custom_colors: string | null
+  custom_background_url: string | null
+  logo_url: string | null
+  social_links: string | null
+  cta_buttons: string | null
+  show_branding: number
+  is_active: number
+  view_count: Generated<number>
+  download_count: Generated<number>
+  created_at: string
+  updated_at: string
+}
+
 export interface SettingsTable {
   key: string
   value: string
@@ -65,4 +86,5 @@ export interface Database {
   qr_codes: QrCodesTable
   idempotency_keys: IdempotencyKeysTable
   settings: SettingsTable
+  showcases: ShowcasesTable
 }

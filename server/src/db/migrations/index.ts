@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely'
 import * as initial from './2026_11_21_0900_initial.js'
+import * as createShowcases from './2026_11_22_1000_create_showcases.js'
 
 /**
  * Every migration, in order. A static list (not a folder scan) so the same code runs from
@@ -7,4 +8,5 @@ import * as initial from './2026_11_21_0900_initial.js'
  */
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0900_initial': initial,
+  '2026_11_22_1000_create_showcases': createShowcases,
 }
