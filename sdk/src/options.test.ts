@@ -44,9 +44,13 @@ describe('new Qrctl(options)', () => {
     ])
   })
 
-  it('rejects unknown per-call options', async () => {
+  it('rejects unknown or malformed per-call options', async () => {
     const qrctl = new Qrctl({ apiKey: API_KEY, fetch: fakeFetch() })
     const options = { retries: 1 } as unknown as { maxRetries: number }
     await expect(qrctl.qrCodes.get('x1', options)).rejects.toThrow("unknown request option 'retries'")
+    await expect(qrctl.qrCodes.get('x1', { timeoutMs: 0 })).rejects.toThrow(/timeoutMs/)
+    await expect(
+      qrctl.qrCodes.create({ name: 'a', contentType: 'text', content: 'a' }, { idempotencyKey: '' }),
+    ).rejects.toThrow(/idempotencyKey/)
   })
 })

@@ -169,5 +169,13 @@ export function checkRequestOptions(options: RequestOptions | undefined): Reques
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) fail(`unknown request option '${key}'`)
   }
+  if (options.timeoutMs !== undefined) checkInteger('timeoutMs', options.timeoutMs, 0, 1)
+  if (options.maxRetries !== undefined) checkInteger('maxRetries', options.maxRetries, 0, 0)
+  const key = options.idempotencyKey
+  if (key !== undefined && (typeof key !== 'string' || key.length < 1 || key.length > 255)) {
+    fail('`idempotencyKey` must be a string of 1–255 characters')
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    fail('`signal` must be an AbortSignal')
   return options
 }
