@@ -1,4 +1,6 @@
 import type { QrCode, Showcase } from '@qrctl/contract'
+import jsQR from 'jsqr'
+import { PNG } from 'pngjs'
 import type { TestServer } from '../support/server.js'
 
 /** A phone browser's user agent: page views from it count (a bare fetch says "node", a bot). */
@@ -90,4 +92,10 @@ export function visit(
     method: init.method ?? 'GET',
     headers: { 'user-agent': init.ua ?? PHONE_UA, ...init.headers },
   })
+}
+
+/** The text a PNG's QR code holds, through a real decoder. */
+export function decodeQrPng(bytes: Uint8Array): string | undefined {
+  const png = PNG.sync.read(Buffer.from(bytes))
+  return jsQR.default(new Uint8ClampedArray(png.data), png.width, png.height)?.data
 }

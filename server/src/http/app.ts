@@ -9,6 +9,7 @@ import { isDatabaseReady } from '../db/database.js'
 import { createApiKeysRouter } from '../modules/api-keys/api-keys.router.js'
 import { idempotency } from '../modules/idempotency/idempotency.middleware.js'
 import { createQrCodesRouter } from '../modules/qr-codes/qr-codes.router.js'
+import { createShowcasePagesRouter } from '../modules/showcase-pages/showcase-pages.router.js'
 import { createShowcasesRouter } from '../modules/showcases/showcases.router.js'
 import { apiNotFound, errorHandler, onRequestValidationError } from './error-handler.js'
 import { metricsHandler, metricsMiddleware } from './metrics.js'
@@ -56,6 +57,7 @@ export function createApp({ ctx, limits, publicRoutes = [] }: AppDeps): Express 
   })
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openApi, { customSiteTitle: 'qrctl API reference' }))
 
+  app.use(createShowcasePagesRouter(ctx))
   for (const router of publicRoutes) app.use(router)
 
   const api = express.Router()
