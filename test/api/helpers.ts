@@ -2,6 +2,7 @@ import type { CreateQrCodeInput, QrCode } from '@qrctl/contract'
 import jsQR from 'jsqr'
 import { PNG } from 'pngjs'
 import { expect } from 'vitest'
+import type { TestServer } from '../support/server.js'
 
 /** Response bodies are checked by the assertions that read them, so they are loosely typed here. */
 // biome-ignore lint/suspicious/noExplicitAny: see above
@@ -124,3 +125,27 @@ export const UNLIMITED = { RATE_LIMIT_PER_MINUTE: '100000' }
 
 /** A fixed starting time for suites that move the clock. */
 export const T0 = '2026-03-01T12:00:00.000Z'
+
+/** Every row of every table, as one JSON text: for "this never reaches the database" checks. */
+export async function dumpDatabase(server: { ctx: { db: TestServer['ctx']['db'] } }): Promise<string> {
+  const tables = await server.ctx.db.introspection.getTables()
+  const dump: Record<string, unknown[]> = {}
+  for (const table of tables) {
+    // Table names come from the database itself; the cast only satisfies the typed builder.
+    dump[table.name] = await server.ctx.db
+      .selectFrom(table.name as 'accounts')
+      .selectAll()
+      .execute()
+  }
+  return JSON.stringify(dump)
+}
+
+/** Polls `check` until it returns true (or `timeoutMs` passes). */
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 2000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await check()) return true
+    await sleep(20)
+  }
+  return check()
+}
