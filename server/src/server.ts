@@ -1,4 +1,4 @@
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Config } from './config.js'
 import type { Ctx } from './context.js'
@@ -9,12 +9,17 @@ import { scheduleHousekeeping } from './jobs.js'
 import { type Clock, systemClock } from './lib/clock.js'
 import { type Ids, randomIds } from './lib/ids.js'
 import { createLogger, type Logger } from './logger.js'
+import { createRedirectHandler } from './modules/redirects/redirects.handler.js'
+import type { ScanBufferOptions } from './modules/scans/scan-buffer.js'
+import { type ScanRecorder, startScanRecorder } from './modules/scans/scan-recorder.js'
 
 export interface RunningServer {
   ctx: Ctx
   server: Server
   /** `http://127.0.0.1:PORT` as actually bound. */
   url: string
+  /** The scan buffer: `flush()` writes what waits now (tests use it instead of waiting a second). */
+  scans: Pick<ScanRecorder, 'flush' | 'pending'>
   /** Stops accepting, finishes open requests, flushes buffers, closes the database. */
   close(): Promise<void>
 }
@@ -23,6 +28,8 @@ export interface StartOptions {
   clock?: Clock
   ids?: Ids
   logger?: Logger
+  /** Batch size and interval of scan writes (defaults: 1000 scans, 1 s). */
+  scanBuffer?: Partial<ScanBufferOptions>
 }
 
 export function createContext(config: Config, handle: DatabaseHandle, options: StartOptions = {}): Ctx {
@@ -46,9 +53,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const ctx = createContext(config, handle, { ...options, logger })
   const limits = new RateLimits(config)
   const stopHousekeeping = scheduleHousekeeping(ctx)
+  const scans = await startScanRecorder(ctx, options.scanBuffer)
+  const redirects = createRedirectHandler(ctx, scans)
   const app = createApp({ ctx, limits })
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s))
+    // Short links are answered before Express (see redirects.handler.ts); everything else goes to the app.
+    const s = createServer((req, res) => {
+      if (!redirects.handle(req, res)) app(req, res)
+    })
+    s.listen(config.port, config.host, () => resolve(s))
     s.once('error', reject)
   })
   server.keepAliveTimeout = 65_000
@@ -61,10 +74,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         server.close(() => resolve())
         server.closeIdleConnections()
       })
+      // Every answered scan is in the buffer now; write it before the database closes.
+      await scans.close()
+      redirects.close()
       await limits.close()
       await handle.close()
     })()
     return closing
   }
-  return { ctx, server, url: `http://127.0.0.1:${port}`, close }
+  return { ctx, server, url: `http://127.0.0.1:${port}`, scans, close }
 }

@@ -80,6 +80,47 @@ export interface SettingsTable {
   value: string
 }
 
+export interface ScansTable {
+  id: Generated<number>
+  qr_code_id: string
+  scanned_at: string
+  visitor_id: string
+  device: string
+  browser: string | null
+  os: string | null
+  country: string | null
+  city: string | null
+  referrer: string | null
+}
+
+/** Rollups of scans: per UTC day (`scan_daily`) and over a code's life (`scan_totals`). */
+export interface ScanDailyTable {
+  qr_code_id: string
+  dimension: string
+  day: string
+  value: string
+  count: number
+}
+
+export interface ScanTotalsTable {
+  qr_code_id: string
+  dimension: string
+  value: string
+  count: number
+}
+
+export interface ScanVisitorsTable {
+  qr_code_id: string
+  visitor_id: string
+  last_day: string
+}
+
+export interface ScanVisitorDaysTable {
+  qr_code_id: string
+  day: string
+  count: number
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -87,4 +128,9 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable
   settings: SettingsTable
   showcases: ShowcasesTable
+  scans: ScansTable
+  scan_daily: ScanDailyTable
+  scan_totals: ScanTotalsTable
+  scan_visitors: ScanVisitorsTable
+  scan_visitor_days: ScanVisitorDaysTable
 }

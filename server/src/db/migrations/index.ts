@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely'
 import * as initial from './2026_11_21_0900_initial.js'
 import * as createShowcases from './2026_11_22_1000_create_showcases.js'
+import * as createScans from './2026_11_22_1100_create_scans.js'
 
 /**
  * Every migration, in order. A static list (not a folder scan) so the same code runs from
@@ -9,4 +10,5 @@ import * as createShowcases from './2026_11_22_1000_create_showcases.js'
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0900_initial': initial,
   '2026_11_22_1000_create_showcases': createShowcases,
+  '2026_11_22_1100_create_scans': createScans,
 }

@@ -3,6 +3,7 @@ import type { RenderFormat } from '@qrctl/contract/render'
 import { initServer } from '@ts-rest/express'
 import type { Request, Response } from 'express'
 import type { Ctx } from '../../context.js'
+import { getAnalytics } from '../analytics/analytics.service.js'
 import { renderQrCodeImage } from '../images/images.service.js'
 import * as qrCodes from './qr-codes.service.js'
 
@@ -72,9 +73,10 @@ export function createQrCodesRouter(ctx: Ctx) {
       status: 201,
       body: { data: await qrCodes.batchCreate(ctx, req.auth.accountId, body.codes, query.dryRun ?? false) },
     }),
-    analytics: async () => {
-      throw new Error('analytics: not built yet')
-    },
+    analytics: async ({ params, query, req }) => ({
+      status: 200,
+      body: { data: await getAnalytics(ctx, req.auth.accountId, params.id, query.period) },
+    }),
     imagePng: image('png'),
     imageSvg: image('svg'),
     imagePdf: image('pdf'),

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Counter } from 'prom-client'
+import type { Ctx } from '../../context.js'
+import { registry } from '../../http/metrics.js'
+import type { ScanRecorder } from '../scans/scan-recorder.js'
+import { errorPage, gonePage, notFoundPage, PAGE_HEADERS } from './redirects.pages.js'
+import { createRedirectLookup, type RedirectTarget } from './redirects.repository.js'
+import { parseShortCode, resolveRedirect } from './redirects.service.js'
+
+const outcomes = new Counter({
+  name: 'qrctl_redirects_total',
+  help: 'Short-link requests by outcome: counted, not_counted (bot, previewer or HEAD), not_found, gone, error',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+})
+const counted = outcomes.labels('counted')
+const notCounted = outcomes.labels('not_counted')
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
+
+/** The caller's X-Request-Id when it is sane, else a new one (as the Express middleware does). */
+function requestId(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id']
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+}
+
+/**
+ * The client address as Express's `req.ip` gives it: with TRUST_PROXY every proxy is
+ * trusted, so it is the left-most X-Forwarded-For entry.
+ */
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const header = req.headers['x-forwarded-for']
+    const first = (Array.isArray(header) ? header[0] : header)?.split(',', 1)[0]?.trim()
+    if (first) return first
+  }
+  return req.socket.remoteAddress ?? ''
+}
+
+export interface RedirectHandler {
+  /** Serves GET and HEAD /r/{shortCode}; answers false for every other request. */
+  handle(req: IncomingMessage, res: ServerResponse): boolean
+  close(): void
+}
+
+/**
+ * `GET /r/{shortCode}` (DESIGN §7) on the bare node:http request, ahead of Express: this is
+ * the one public path that takes a scanner's whole traffic, and Express's router and
+ * middleware would cost it about half its throughput. It keeps what they would add here:
+ * X-Request-Id, the proxy-aware client address, metrics, and a log line (debug for a
+ * redirect, info otherwise). Scans are buffered after the answer is sent; no raw IP is
+ * logged or kept.
+ */
+export function createRedirectHandler(ctx: Ctx, recorder: ScanRecorder): RedirectHandler {
+  const lookup = createRedirectLookup(
+    ctx.db,
+    ctx.config.database.dialect === 'sqlite' ? ctx.config.database.filename : undefined,
+  )
+  const trustProxy = ctx.config.trustProxy
+
+  const sendPage = (res: ServerResponse, id: string, status: number, body: string) => {
+    res.writeHead(status, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': id })
+    res.end(body)
+  }
+
+  const log = (id: string, method: string | undefined, status: number, started: bigint, outcome: string) => {
+    const level = status === 302 ? 'debug' : 'info'
+    if (!ctx.logger.isLevelEnabled(level)) return
+    const ms = Number(process.hrtime.bigint() - started) / 1e6
+    ctx.logger[level]({ requestId: id, method, route: '/r/:shortCode', status, ms, outcome }, 'request')
+  }
+
+  const answer = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    id: string,
+    started: bigint,
+    target: RedirectTarget | undefined,
+  ) => {
+    const resolution = resolveRedirect(target)
+    if (resolution.kind === 'not_found') {
+      outcomes.labels('not_found').inc()
+      sendPage(res, id, 404, notFoundPage(parseShortCode(req.url ?? '')))
+      return log(id, req.method, 404, started, 'not_found')
+    }
+    if (resolution.kind === 'gone') {
+      outcomes.labels('gone').inc()
+      sendPage(res, id, 410, gonePage())
+      return log(id, req.method, 410, started, 'gone')
+    }
+    res.writeHead(302, {
+      Location: resolution.location,
+      'Cache-Control': 'no-store',
+      'X-Robots-Tag': 'noindex',
+      'Content-Length': '0',
+      'X-Request-Id': id,
+    })
+    res.end()
+    const isCounted =
+      req.method === 'GET' &&
+      recorder.record({
+        qrCodeId: resolution.qrCodeId,
+        ip: clientAddress(req, trustProxy),
+        userAgent: req.headers['user-agent'],
+        referer: req.headers.referer,
+      })
+    ;(isCounted ? counted : notCounted).inc()
+    log(id, req.method, 302, started, isCounted ? 'counted' : 'not_counted')
+  }
+
+  const fail = (req: IncomingMessage, res: ServerResponse, id: string, started: bigint, error: unknown) => {
+    outcomes.labels('error').inc()
+    ctx.logger.error({ err: error, requestId: id }, 'redirect lookup failed')
+    if (!res.headersSent) sendPage(res, id, 500, errorPage())
+    else res.end()
+    log(id, req.method, 500, started, 'error')
+  }
+
+  return {
+    handle(req, res) {
+      const url = req.url
+      if (!url?.startsWith('/r/') || (req.method !== 'GET' && req.method !== 'HEAD')) return false
+      const started = process.hrtime.bigint()
+      const id = requestId(req)
+      const shortCode = parseShortCode(url)
+      if (!shortCode) {
+        answer(req, res, id, started, undefined)
+        return true
+      }
+      try {
+        const found = lookup.find(shortCode)
+        if (found instanceof Promise)
+          found
+            .then((target) => answer(req, res, id, started, target))
+            .catch((error: unknown) => fail(req, res, id, started, error))
+        else answer(req, res, id, started, found)
+      } catch (error) {
+        fail(req, res, id, started, error)
+      }
+      return true
+    },
+    close: () => lookup.close(),
+  }
+}

@@ -1,0 +1,86 @@
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c)
+}
+
+const STYLE = `
+  :root { color-scheme: light dark; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+  body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: #f5f6f8; color: #1d2330; }
+  main { max-width: 28rem; margin: 1.5rem; padding: 2rem; border-radius: 16px; background: #fff;
+         box-shadow: 0 1px 3px rgb(0 0 0 / 0.12); text-align: center; }
+  .mark { font-size: 2.5rem; line-height: 1; margin: 0 0 1rem; }
+  h1 { font-size: 1.35rem; margin: 0 0 0.75rem; }
+  p { margin: 0; line-height: 1.5; color: #4a5263; }
+  code { font-size: 0.95em; }
+  @media (prefers-color-scheme: dark) {
+    body { background: #14171f; color: #e8eaf0; }
+    main { background: #1e222c; box-shadow: none; }
+    p { color: #aab1c0; }
+  }`
+
+function page(title: string, mark: string, message: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+<p class="mark" aria-hidden="true">${mark}</p>
+<h1>${escapeHtml(title)}</h1>
+<p>${message}</p>
+</main>
+</body>
+</html>
+`
+}
+
+export const PAGE_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'X-Robots-Tag': 'noindex',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+}
+
+/** 404: no code has this short link (perhaps a typo in a hand-typed link). */
+export function notFoundPage(shortCode: string | undefined): string {
+  const what = shortCode ? `<code>${escapeHtml(shortCode)}</code>` : 'this link'
+  return page(
+    'This QR code link does not exist',
+    '?',
+    `We could not find ${what}. Check that the link was typed or scanned completely.`,
+  )
+}
+
+/** 410: the code exists but was switched off: deleted, paused, or its account is not active. */
+export function gonePage(): string {
+  return page(
+    'This code is no longer active',
+    '&#8856;',
+    'The owner of this QR code has switched it off, so it no longer leads anywhere. ' +
+      'If you expected it to work, contact whoever printed it.',
+  )
+}
+
+/** 500: the lookup failed; scanning again usually helps. */
+export function errorPage(): string {
+  return page(
+    'Something went wrong',
+    '!',
+    'We could not open this code just now. Please scan it again in a moment.',
+  )
+}

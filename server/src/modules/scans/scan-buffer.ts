@@ -1,0 +1,100 @@
+import type { Logger } from '../../logger.js'
+import { scanMetrics } from './scan-metrics.js'
+import type { ScanEvent } from './scans.service.js'
+
+export interface ScanBufferOptions {
+  /** A batch is written once this many scans wait (and at most this many per transaction). */
+  maxBatch: number
+  /** …and at least this often while any wait (DESIGN §7: at least once a second). */
+  intervalMs: number
+  /** While the database is unreachable, keep at most this many; the oldest go first. */
+  maxPending: number
+}
+
+export const DEFAULT_BUFFER_OPTIONS: ScanBufferOptions = {
+  maxBatch: 1000,
+  intervalMs: 1000,
+  maxPending: 200_000,
+}
+
+/**
+ * Scans wait here, in memory, and are written in batches off the request path: a redirect
+ * never waits for a database write. A failed write puts its batch back for the next tick.
+ */
+export class ScanBuffer {
+  private events: ScanEvent[] = []
+  private writing: Promise<void> | undefined
+  private timer: NodeJS.Timeout | undefined
+  private readonly options: ScanBufferOptions
+
+  constructor(
+    private readonly write: (events: ScanEvent[]) => Promise<number>,
+    private readonly logger: Logger,
+    options: Partial<ScanBufferOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_BUFFER_OPTIONS, ...options }
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.options.intervalMs)
+    this.timer.unref()
+  }
+
+  get pending(): number {
+    return this.events.length
+  }
+
+  push(event: ScanEvent): void {
+    this.events.push(event)
+    scanMetrics.pending.inc()
+    if (this.events.length >= this.options.maxBatch && !this.writing) void this.flush()
+  }
+
+  /** Writes one batch of what waits now, after any write in progress. Never rejects. */
+  flush(): Promise<void> {
+    if (this.writing) return this.writing.then(() => this.flush())
+    if (this.events.length === 0) return Promise.resolve()
+    const batch = this.events.splice(0, this.options.maxBatch)
+    this.writing = this.writeBatch(batch).finally(() => {
+      this.writing = undefined
+      if (this.events.length >= this.options.maxBatch) void this.flush()
+    })
+    return this.writing
+  }
+
+  /** Stops the timer and writes everything that waits; what cannot be written is logged as lost. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    let failures = 0
+    while (this.events.length > 0 && failures < 3) {
+      const before = this.events.length
+      await this.flush()
+      if (this.events.length >= before) failures++
+    }
+    if (this.events.length > 0) {
+      this.logger.error({ lost: this.events.length }, 'scans could not be written before shutdown')
+      scanMetrics.dropped.inc(this.events.length)
+      scanMetrics.pending.dec(this.events.length)
+      this.events = []
+    }
+  }
+
+  private async writeBatch(batch: ScanEvent[]): Promise<void> {
+    try {
+      const written = await this.write(batch)
+      scanMetrics.written.inc(written)
+      scanMetrics.pending.dec(batch.length)
+    } catch (error) {
+      scanMetrics.writeFailures.inc()
+      this.events = batch.concat(this.events)
+      const excess = this.events.length - this.options.maxPending
+      if (excess > 0) {
+        this.events.splice(0, excess)
+        scanMetrics.dropped.inc(excess)
+        scanMetrics.pending.dec(excess)
+      }
+      this.logger.error({ err: error, pending: this.events.length }, 'writing scans failed; will retry')
+    }
+  }
+}

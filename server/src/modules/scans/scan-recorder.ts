@@ -1,0 +1,56 @@
+import type { Ctx } from '../../context.js'
+import { openGeoIp } from '../../geo/geoip.js'
+import { ScanBuffer, type ScanBufferOptions } from './scan-buffer.js'
+import { referrerHost, userAgentDetails, visitorId } from './scan-details.js'
+import { loadVisitorSecret, writeScans } from './scans.service.js'
+
+export interface ScanRequest {
+  qrCodeId: string
+  /** The client address; used for the visitor id and the place, then forgotten. */
+  ip: string
+  userAgent: string | undefined
+  referer: string | undefined
+}
+
+export interface ScanRecorder {
+  /** Buffers one scan, unless a bot or link previewer made the request; false when not counted. */
+  record(request: ScanRequest): boolean
+  /** Scans waiting in memory. */
+  pending(): number
+  /** Writes what waits now. */
+  flush(): Promise<void>
+  /** Stops the timer and writes everything that waits. */
+  close(): Promise<void>
+}
+
+/** Loads the visitor secret and the GeoIP database, then writes buffered scans in the background. */
+export async function startScanRecorder(
+  ctx: Ctx,
+  options: Partial<ScanBufferOptions> = {},
+): Promise<ScanRecorder> {
+  const [secret, geoip] = await Promise.all([loadVisitorSecret(ctx), openGeoIp(ctx.config.geoipDb)])
+  const buffer = new ScanBuffer((events) => writeScans(ctx, events), ctx.logger, options)
+  buffer.start()
+  return {
+    record({ qrCodeId, ip, userAgent, referer }) {
+      const agent = userAgentDetails(userAgent)
+      if (agent.isBot) return false
+      const place = geoip.lookup(ip)
+      buffer.push({
+        qrCodeId,
+        scannedAt: ctx.clock.now().toISOString(),
+        visitorId: visitorId(secret, ip, userAgent),
+        device: agent.device,
+        browser: agent.browser,
+        os: agent.os,
+        country: place.country,
+        city: place.city,
+        referrer: referrerHost(referer),
+      })
+      return true
+    },
+    pending: () => buffer.pending,
+    flush: () => buffer.flush(),
+    close: () => buffer.close(),
+  }
+}

@@ -1,0 +1,172 @@
+import type { Insertable } from 'kysely'
+import type { Db, Dialect } from '../../db/database.js'
+import type {
+  ScanDailyTable,
+  ScansTable,
+  ScanTotalsTable,
+  ScanVisitorDaysTable,
+  ScanVisitorsTable,
+} from '../../db/schema.js'
+import { BatchStatement } from './batch-statement.js'
+
+const VISITOR_SECRET_KEY = 'visitor_secret'
+
+/** Rows per statement: well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters. */
+const CHUNK = 500
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+export async function findVisitorSecret(db: Db): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', VISITOR_SECRET_KEY)
+    .executeTakeFirst()
+  return row?.value
+}
+
+/** Stores the secret unless another process stored one first; read it back afterwards. */
+export async function insertVisitorSecretIfAbsent(db: Db, secret: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key: VISITOR_SECRET_KEY, value: secret })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute()
+}
+
+/** Which of these codes still exist (a purge may remove one between its scan and the write). */
+export async function findExistingCodeIds(db: Db, ids: string[]): Promise<Set<string>> {
+  const found = new Set<string>()
+  for (const part of chunks(ids)) {
+    const rows = await db.selectFrom('qr_codes').select('id').where('id', 'in', part).execute()
+    for (const row of rows) found.add(row.id)
+  }
+  return found
+}
+
+export type ScanRow = Omit<Insertable<ScansTable>, 'id'>
+
+const insertScanRows = new BatchStatement<ScanRow>(
+  ['qr_code_id', 'scanned_at', 'visitor_id', 'device', 'browser', 'os', 'country', 'city', 'referrer'],
+  (db, rows) => db.insertInto('scans').values(rows),
+)
+
+export async function insertScans(db: Db, dialect: Dialect, rows: ScanRow[]): Promise<void> {
+  await insertScanRows.run(db, dialect, rows)
+}
+
+export async function addTotalScans(db: Db, qrCodeId: string, count: number): Promise<void> {
+  await db
+    .updateTable('qr_codes')
+    .set((eb) => ({ total_scans: eb('total_scans', '+', count) }))
+    .where('id', '=', qrCodeId)
+    .execute()
+}
+
+const addDailyRows = new BatchStatement<ScanDailyTable>(
+  ['qr_code_id', 'dimension', 'day', 'value', 'count'],
+  (db, rows) =>
+    db
+      .insertInto('scan_daily')
+      .values(rows)
+      .onConflict((oc) =>
+        oc
+          .columns(['qr_code_id', 'dimension', 'day', 'value'])
+          .doUpdateSet((eb) => ({ count: eb('scan_daily.count', '+', eb.ref('excluded.count')) })),
+      ),
+)
+
+/** Adds to the daily counts (rows that do not exist yet start at the given count). */
+export async function addDailyCounts(db: Db, dialect: Dialect, rows: ScanDailyTable[]): Promise<void> {
+  await addDailyRows.run(db, dialect, rows)
+}
+
+const addTotalRows = new BatchStatement<ScanTotalsTable>(
+  ['qr_code_id', 'dimension', 'value', 'count'],
+  (db, rows) =>
+    db
+      .insertInto('scan_totals')
+      .values(rows)
+      .onConflict((oc) =>
+        oc
+          .columns(['qr_code_id', 'dimension', 'value'])
+          .doUpdateSet((eb) => ({ count: eb('scan_totals.count', '+', eb.ref('excluded.count')) })),
+      ),
+)
+
+export async function addTotalCounts(db: Db, dialect: Dialect, rows: ScanTotalsTable[]): Promise<void> {
+  await addTotalRows.run(db, dialect, rows)
+}
+
+/**
+ * The last day of these visitors of these codes. On PostgreSQL the rows stay locked until
+ * the transaction ends, so two processes cannot both move the same visitor (SQLite writes
+ * one transaction at a time anyway and has no FOR UPDATE).
+ */
+export async function findVisitorLastDays(
+  db: Db,
+  dialect: Dialect,
+  qrCodeIds: string[],
+  visitorIds: string[],
+): Promise<ScanVisitorsTable[]> {
+  const found: ScanVisitorsTable[] = []
+  for (const codes of chunks(qrCodeIds)) {
+    for (const visitors of chunks(visitorIds)) {
+      const query = db
+        .selectFrom('scan_visitors')
+        .select(['qr_code_id', 'visitor_id', 'last_day'])
+        .where('qr_code_id', 'in', codes)
+        .where('visitor_id', 'in', visitors)
+        .orderBy('qr_code_id')
+        .orderBy('visitor_id')
+      found.push(...(await (dialect === 'postgres' ? query.forUpdate() : query).execute()))
+    }
+  }
+  return found
+}
+
+const VISITOR_COLUMNS: (keyof ScanVisitorsTable)[] = ['qr_code_id', 'visitor_id', 'last_day']
+const insertVisitorRows = new BatchStatement<ScanVisitorsTable>(VISITOR_COLUMNS, (db, rows) =>
+  db.insertInto('scan_visitors').values(rows),
+)
+const setVisitorRows = new BatchStatement<ScanVisitorsTable>(VISITOR_COLUMNS, (db, rows) =>
+  db
+    .insertInto('scan_visitors')
+    .values(rows)
+    .onConflict((oc) =>
+      oc
+        .columns(['qr_code_id', 'visitor_id'])
+        .doUpdateSet((eb) => ({ last_day: eb.ref('excluded.last_day') })),
+    ),
+)
+
+/** New visitors. A plain insert on purpose: a concurrent writer's row makes it fail and the write retry. */
+export async function insertVisitors(db: Db, dialect: Dialect, rows: ScanVisitorsTable[]): Promise<void> {
+  await insertVisitorRows.run(db, dialect, rows)
+}
+
+export async function setVisitorLastDays(db: Db, dialect: Dialect, rows: ScanVisitorsTable[]): Promise<void> {
+  await setVisitorRows.run(db, dialect, rows)
+}
+
+const addVisitorDayRows = new BatchStatement<ScanVisitorDaysTable>(
+  ['qr_code_id', 'day', 'count'],
+  (db, rows) =>
+    db
+      .insertInto('scan_visitor_days')
+      .values(rows)
+      .onConflict((oc) =>
+        oc
+          .columns(['qr_code_id', 'day'])
+          .doUpdateSet((eb) => ({ count: eb('scan_visitor_days.count', '+', eb.ref('excluded.count')) })),
+      ),
+)
+
+/** Moves visitors between days of the last-seen histogram (negative counts take them out). */
+export async function addVisitorDays(db: Db, dialect: Dialect, rows: ScanVisitorDaysTable[]): Promise<void> {
+  await addVisitorDayRows.run(db, dialect, rows)
+}
