@@ -94,6 +94,7 @@ describe.each(dialects())('authentication, plans and scopes on %s', (dialect) =>
         const res = await client.get('/qr-codes', { key: null, headers })
         expectError(res, 401, 'unauthorized')
         expect(res.body.details.requestId, name).toBe(res.headers.get('x-request-id'))
+        expect(res.headers.get('www-authenticate'), name).toBe('Bearer realm="qrctl"')
         answers.push(withoutRequestId(res))
       }
       for (const answer of answers) expect(answer).toEqual(answers[0])

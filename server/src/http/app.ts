@@ -13,7 +13,7 @@ import { createShowcasePagesRouter } from '../modules/showcase-pages/showcase-pa
 import { createShowcasesRouter } from '../modules/showcases/showcases.router.js'
 import { apiNotFound, errorHandler, onRequestValidationError } from './error-handler.js'
 import { metricsHandler, metricsMiddleware } from './metrics.js'
-import { apiGate, requestId, requestLog, requireJsonBody } from './middleware.js'
+import { apiGate, checkJsonBody, requestId, requestLog, requireJsonBody } from './middleware.js'
 import type { RateLimits } from './rate-limit.js'
 
 const require = createRequire(import.meta.url)
@@ -64,6 +64,7 @@ export function createApp({ ctx, limits, publicRoutes = [] }: AppDeps): Express 
   api.use(apiGate(ctx, limits))
   api.use(requireJsonBody)
   api.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }))
+  api.use(checkJsonBody)
   api.use(idempotency(ctx))
   app.use(API_PREFIX, api)
 

@@ -4,7 +4,7 @@ import type { RequestValidationError } from '@ts-rest/express'
 import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express'
 import type { z } from 'zod'
 import type { Ctx } from '../context.js'
-import { AppError, notFound, toErrorResponse, validation } from '../errors.js'
+import { AppError, toErrorResponse, validation } from '../errors.js'
 
 /** ts-rest's request validation failure, as our validation_error with every issue listed. */
 export function onRequestValidationError(
@@ -48,19 +48,32 @@ function fromBodyParser(error: unknown): AppError | undefined {
   }
 }
 
+/** The router's failure to percent-decode a path segment (`/qr-codes/%E0%A4%A`): the client's URL is broken. */
+function fromBadUrl(error: unknown): AppError | undefined {
+  if (!(error instanceof URIError)) return undefined
+  return validation(
+    [{ path: '', message: 'The URL is not validly percent-encoded' }],
+    'The URL is not validly percent-encoded',
+  )
+}
+
 export const apiNotFound = (req: Request, _res: Response, next: NextFunction) =>
   next(new AppError('not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`))
 
 /** The one place errors become responses; unknown ones are logged with the request id, never shown. */
 export function errorHandler(ctx: Ctx): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    const known = fromBodyParser(error) ?? error
+    const known = fromBodyParser(error) ?? fromBadUrl(error) ?? error
     const { status, body } = toErrorResponse(known, req.id)
     if (status >= 500) ctx.logger.error({ err: error, requestId: req.id }, 'unhandled error')
+    // A failure after the answer started can only cut the connection (as Express itself does),
+    // so the client sees a broken answer rather than a complete-looking truncated one.
+    if (res.headersSent) return void req.socket.destroy()
     if (known instanceof AppError && known.code === 'rate_limited') {
       res.setHeader('Retry-After', String(known.details.retryAfter))
     }
-    if (res.headersSent) return
+    // RFC 9110: a 401 names the scheme that would work.
+    if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="qrctl"')
     res.status(status).json(body)
   }
 }

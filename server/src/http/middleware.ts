@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto'
+import type { Issue } from '@qrctl/contract'
 import type { Request, RequestHandler, Response } from 'express'
 import type { Ctx } from '../context.js'
-import { AppError, insufficientScope, planRequired, rateLimited, unauthorized } from '../errors.js'
+import {
+  AppError,
+  insufficientScope,
+  invalidField,
+  planRequired,
+  rateLimited,
+  unauthorized,
+} from '../errors.js'
 import { hasActiveSubscription } from '../modules/accounts/accounts.repository.js'
 import { authenticate } from '../modules/api-keys/api-keys.service.js'
 import type { RateLimitState, RateLimits } from './rate-limit.js'
@@ -92,5 +100,43 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
       }),
     )
   }
+  next()
+}
+
+/** Deeper than any request of the API (a batch item's style is 4 levels down). */
+export const MAX_JSON_DEPTH = 32
+
+/**
+ * What the schemas cannot catch in a parsed body: nesting so deep that walking it (hashing it
+ * for idempotency, logging it) would overflow the stack, and NUL characters, which PostgreSQL
+ * cannot store (SQLite can: refusing them everywhere keeps the dialects alike). Iterative, so
+ * a hostile body cannot overflow the check itself.
+ */
+export function jsonBodyProblem(body: unknown): Issue | undefined {
+  const nul = 'Text must not contain NUL (\\u0000) characters'
+  const stack: { value: unknown; path: string[] }[] = [{ value: body, path: [] }]
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const { value, path } = item
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { path: path.join('.'), message: nul }
+      continue
+    }
+    if (typeof value !== 'object' || value === null) continue
+    if (path.length >= MAX_JSON_DEPTH) {
+      return { path: path.join('.'), message: `JSON may nest at most ${MAX_JSON_DEPTH} levels deep` }
+    }
+    // Pushed in reverse, so the first offending field in document order is the one named.
+    for (const [key, child] of Object.entries(value).reverse()) {
+      if (key.includes('\u0000')) return { path: [...path, key].join('.'), message: nul }
+      stack.push({ value: child, path: [...path, key] })
+    }
+  }
+  return undefined
+}
+
+/** Runs after the JSON parser: a body with a problem above is a 400 before anything else sees it. */
+export const checkJsonBody: RequestHandler = (req, _res, next) => {
+  const problem = jsonBodyProblem(req.body)
+  if (problem) return next(invalidField(problem.path, problem.message))
   next()
 }
