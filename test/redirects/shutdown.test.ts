@@ -1,0 +1,172 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { accounts, loadConfig, type RunningServer, startServer as startRaw } from '@qrctl/server'
+import { afterEach, describe, expect, it } from 'vitest'
+import { api, eventually, UNLIMITED } from '../api/helpers.js'
+import { createPostgresDatabase, type Dialect, dialects, freePort, startServer } from '../support/server.js'
+import { AGENTS, analytics, createDynamic, scanOk, totalScans } from './scan-helpers.js'
+
+const ROOT = resolve(import.meta.dirname, '../..')
+
+/** A database that outlives one server: a temp SQLite file or a fresh PostgreSQL database. */
+async function durableDatabase(dialect: Dialect): Promise<{ url: string; drop(): Promise<void> }> {
+  if (dialect === 'postgres') return createPostgresDatabase()
+  const dir = mkdtempSync(join(tmpdir(), 'qrctl-scans-'))
+  return {
+    url: `file:${join(dir, 'qrctl.db')}`,
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+/** Scans from many addresses, a few at a time; resolves with how many were answered 302. */
+async function scanMany(baseUrl: string, shortCode: string, count: number, parallel = 10): Promise<number> {
+  let next = 0
+  const worker = async () => {
+    while (next < count) {
+      const i = next++
+      await scanOk({ baseUrl }, shortCode, {
+        ip: `8.8.${i % 200}.${Math.floor(i / 200)}`,
+        ua: AGENTS.android.ua,
+      })
+    }
+  }
+  await Promise.all(Array.from({ length: parallel }, worker))
+  return count
+}
+
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+describe.each(dialects())('the scan buffer on %s', (dialect) => {
+  /** A server whose timer would not flush for a minute, so the buffer stays full until close(). */
+  async function startWithIdleTimer(url: string): Promise<{ running: RunningServer; apiKey: string }> {
+    const port = await freePort()
+    const config = loadConfig({
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      TRUST_PROXY: 'on',
+      ...UNLIMITED,
+    })
+    const running = await startRaw(config, { scanBuffer: { intervalMs: 60_000 } })
+    const { key } = await accounts.createAccountWithKey(running.ctx, { name: 'buffer', plan: 'pro' })
+    return { running, apiKey: key.secret }
+  }
+
+  it('writes every buffered scan when the server closes (the path SIGTERM takes)', async () => {
+    const database = await durableDatabase(dialect)
+    cleanups.push(database.drop)
+    const { running, apiKey } = await startWithIdleTimer(database.url)
+    const code = await createDynamic(api({ baseUrl: running.url }, apiKey))
+    await scanMany(running.url, code.shortCode as string, 300)
+    expect(running.scans.pending()).toBe(300)
+    await running.close()
+
+    const reopened = await startServer({ dialect, env: { DATABASE_URL: database.url, ...UNLIMITED } })
+    cleanups.push(reopened.close)
+    const client = api(reopened, apiKey)
+    expect(await totalScans(client, code.id)).toBe(300)
+    const stats = await analytics(reopened, client, code.id, 'all')
+    expect(stats).toMatchObject({ totalEvents: 300, uniqueVisitors: 300 })
+  })
+
+  it('writes a batch as soon as 1000 scans wait, without waiting for the timer', async () => {
+    const database = await durableDatabase(dialect)
+    cleanups.push(database.drop)
+    const { running, apiKey } = await startWithIdleTimer(database.url)
+    cleanups.push(running.close)
+    const client = api({ baseUrl: running.url }, apiKey)
+    const code = await createDynamic(client)
+    await scanMany(running.url, code.shortCode as string, 1000, 25)
+    expect(await eventually(async () => (await totalScans(client, code.id)) === 1000, 5000)).toBe(true)
+    expect(running.scans.pending()).toBe(0)
+  })
+
+  it('writes scans within about a second on its own', async () => {
+    const server = await startServer({ dialect, env: { ...UNLIMITED, TRUST_PROXY: 'on' } })
+    cleanups.push(server.close)
+    const client = api(server, server.apiKey)
+    const code = await createDynamic(client)
+    await scanOk(server, code.shortCode as string)
+    expect(await totalScans(client, code.id)).toBe(0)
+    expect(await eventually(async () => (await totalScans(client, code.id)) === 1, 2500)).toBe(true)
+  })
+})
+
+describe.each(dialects())('the real server process on %s', (dialect) => {
+  function waitForOutput(
+    child: ChildProcess,
+    pattern: RegExp,
+    timeoutMs = 30_000,
+  ): Promise<RegExpMatchArray> {
+    return new Promise((resolvePromise, reject) => {
+      let seen = ''
+      const timer = setTimeout(() => reject(new Error(`no ${pattern} in: ${seen}`)), timeoutMs)
+      child.stdout?.on('data', (chunk: Buffer) => {
+        seen += chunk.toString()
+        const match = seen.match(pattern)
+        if (match) {
+          clearTimeout(timer)
+          resolvePromise(match)
+        }
+      })
+      child.once('exit', (code) => reject(new Error(`server exited (${code}): ${seen}`)))
+    })
+  }
+
+  it('writes every buffered scan on SIGTERM, exits 0, and logs no client address', async () => {
+    const database = await durableDatabase(dialect)
+    cleanups.push(database.drop)
+    const port = await freePort()
+    const baseUrl = `http://127.0.0.1:${port}`
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=source', 'server/src/main.ts', 'start'],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH,
+          DATABASE_URL: database.url,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          PUBLIC_BASE_URL: baseUrl,
+          TRUST_PROXY: 'on',
+          LOG_LEVEL: 'debug',
+          ...UNLIMITED,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    const exited = new Promise<number | null>((resolveExit) =>
+      child.once('exit', (code) => resolveExit(code)),
+    )
+    cleanups.push(async () => {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    })
+    const [apiKey] = (await waitForOutput(child, /qrk_[0-9A-Za-z]{40}/)) as unknown as [string]
+    const code = await createDynamic(api({ baseUrl }, apiKey))
+    await scanMany(baseUrl, code.shortCode as string, 200)
+
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    expect(output).not.toMatch(/\b8\.8\.\d+\.\d+\b/)
+
+    const reopened = await startServer({ dialect, env: { DATABASE_URL: database.url, ...UNLIMITED } })
+    cleanups.push(reopened.close)
+    const client = api(reopened, apiKey)
+    expect(await totalScans(client, code.id)).toBe(200)
+    expect((await analytics(reopened, client, code.id, 'all')).totalEvents).toBe(200)
+  })
+})
