@@ -154,7 +154,7 @@ describe('qrCodes against a live server', () => {
     expect(new TextDecoder().decode(pdf.slice(0, 5))).toBe('%PDF-')
   })
 
-  it('reads the analytics of a code for a period', async () => {
+  it('reads the analytics of a code for a period, scans included', async () => {
     const code = await qrctl.qrCodes.create({
       name: 'Counted',
       contentType: 'url',
@@ -167,5 +167,20 @@ describe('qrCodes against a live server', () => {
     expect(week.eventsByDay.every((day) => day.count === 0)).toBe(true)
     const month = await qrctl.qrCodes.analytics(code.id)
     expect(month.eventsByDay).toHaveLength(30)
+
+    // One scan of the printed short link shows up (scans are written at least once a second).
+    const iphone =
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1'
+    const scan = await fetch(code.shortUrl!, { redirect: 'manual', headers: { 'user-agent': iphone } })
+    expect(scan.status).toBeGreaterThanOrEqual(300)
+    expect(scan.headers.get('location')).toBe('https://example.com/counted')
+    await expect
+      .poll(async () => (await qrctl.qrCodes.analytics(code.id, { period: 'all' })).totalEvents, {
+        timeout: 5_000,
+      })
+      .toBe(1)
+    const all = await qrctl.qrCodes.analytics(code.id, { period: 'all' })
+    expect(all).toMatchObject({ uniqueVisitors: 1, topDevices: [{ name: 'mobile', count: 1 }] })
+    expect((await qrctl.qrCodes.get(code.id)).totalScans).toBe(1)
   })
 })
