@@ -109,7 +109,8 @@ export const CreateQrCode = strictObject(createShape, {
   short_code: "Unknown field 'short_code': short codes are assigned by the service",
   shortCode: "Unknown field 'shortCode': short codes are assigned by the service",
 }).superRefine((input, ctx) => {
-  const encoded = encodePayload(input)
+  // Content that already failed its length rule gets no second message from its encoder.
+  const encoded = input.content.length > 0 ? encodePayload(input) : { ok: true as const }
   if (!encoded.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['content'], message: encoded.message })
   const type = resolveType(input)
   if (type === 'static' && input.targetUrl) {

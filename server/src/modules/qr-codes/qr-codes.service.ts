@@ -166,9 +166,11 @@ export async function batchCreate(
   codes.forEach((item, index) => {
     const parsed = CreateQrCode.safeParse(item)
     if (!parsed.success) {
-      for (const issue of toIssues(parsed.error)) {
-        errors.push(`codes[${index}]${issue.path ? `.${issue.path}` : ''}: ${issue.message}`)
-      }
+      // One string per failed item (spec §4 rule 2), naming every problem it has.
+      const problems = toIssues(parsed.error).map(
+        (issue) => `codes[${index}]${issue.path ? `.${issue.path}` : ''}: ${issue.message}`,
+      )
+      errors.push(problems.join('; '))
       return
     }
     try {
