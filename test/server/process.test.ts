@@ -1,0 +1,297 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { api, expectError, sleep, textCode } from '../api/helpers.js'
+import { createPostgresDatabase, type Dialect, dialects, freePort } from '../support/server.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx')
+const MAIN = join(ROOT, 'server', 'src', 'main.ts')
+const KEY = /qrk_[0-9A-Za-z]{40}/g
+const CLIENT_IP = '198.51.100.23'
+
+interface Output {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+/** `qrctl-server <args>` from source, as `npx tsx --conditions=source server/src/main.ts` runs it. */
+function launch(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<Output> } {
+  const child = spawn(TSX, ['--conditions=source', MAIN, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const out = { stdout: '', stderr: '' }
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out.stdout += chunk.toString('utf8')
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    out.stderr += chunk.toString('utf8')
+  })
+  const done = new Promise<Output>((resolve) => {
+    child.on('exit', (code, signal) => {
+      // Let the pipes drain before reading them.
+      setTimeout(() => resolve({ code, signal, ...out }), 50)
+    })
+  })
+  return { child, done: done.then((o) => o) }
+}
+
+async function run(args: string[], env: Record<string, string>): Promise<Output> {
+  return launch(args, env).done
+}
+
+interface RunningProcess {
+  url: string
+  child: ChildProcess
+  done: Promise<Output>
+  /** stdout so far. */
+  stdout(): string
+  stop(signal?: NodeJS.Signals): Promise<Output>
+}
+
+/** `qrctl-server start`, resolved once /healthz answers. */
+async function startProcess(env: Record<string, string>): Promise<RunningProcess> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  let stdout = ''
+  const { child, done } = launch(['start'], { ...env, PORT: String(port), HOST: '127.0.0.1' })
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8')
+  })
+  let exited: Output | undefined
+  done.then((o) => {
+    exited = o
+  })
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (exited) throw new Error(`server exited early (${exited.code}): ${exited.stderr}`)
+    if (Date.now() > deadline) throw new Error(`server did not start: ${stdout}`)
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    )
+    if (ok && stdout.includes('listening on')) break
+    await sleep(100)
+  }
+  return {
+    url,
+    child,
+    done,
+    stdout: () => stdout,
+    stop: async (signal = 'SIGTERM') => {
+      child.kill(signal)
+      return done
+    },
+  }
+}
+
+const USAGE = /Usage: qrctl-server <command>/
+
+describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) => {
+  let dir: string
+  let env: Record<string, string>
+  let drop: (() => Promise<void>) | undefined
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qrctl-process-'))
+    if (dialect === 'postgres') {
+      const db = await createPostgresDatabase()
+      drop = db.drop
+      env = { DATABASE_URL: db.url }
+    } else {
+      env = { DATABASE_URL: `file:${join(dir, 'qrctl.db')}` }
+    }
+    env.LOG_LEVEL = 'info'
+  })
+  afterEach(async () => {
+    await drop?.()
+    drop = undefined
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  describe('start', () => {
+    it('prints one API key on an empty database, serves with it, and exits 0 on SIGTERM', async () => {
+      const server = await startProcess(env)
+      await sleep(200)
+      const keys = new Set(server.stdout().match(KEY))
+      expect(keys.size).toBe(1)
+      const [key] = [...keys] as [string]
+      expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' })
+      const client = api({ baseUrl: server.url }, key)
+      expect((await client.post('/qr-codes', textCode())).status).toBe(201)
+      expect((await client.get('/qr-codes')).body.total).toBe(1)
+      const exit = await server.stop('SIGTERM')
+      expect(exit).toMatchObject({ code: 0, signal: null })
+
+      const again = await startProcess(env)
+      await sleep(200)
+      expect(again.stdout()).not.toMatch(KEY)
+      expect((await api({ baseUrl: again.url }, key).get('/qr-codes')).body.total).toBe(1)
+      expect((await again.stop('SIGINT')).code).toBe(0)
+    }, 90_000)
+
+    it('keeps keys and client addresses out of the log stream', async () => {
+      const server = await startProcess({ ...env, TRUST_PROXY: 'on' })
+      await sleep(200)
+      const [key] = server.stdout().match(KEY) as [string]
+      const client = api({ baseUrl: server.url }, key)
+      const from = { headers: { 'x-forwarded-for': CLIENT_IP } }
+      await client.get('/qr-codes', from)
+      await client.post('/qr-codes', textCode(), from)
+      await client.get(`/qr-codes?apiKey=${key}`, from)
+      await client.get('/qr-codes', { ...from, key: `qrk_${'0'.repeat(40)}` })
+      await client.get('/qr-codes', { ...from, key: key.slice(0, -1) })
+      await client.request('POST', '/qr-codes', {
+        raw: '{',
+        headers: { ...from.headers, 'content-type': 'application/json' },
+      })
+      const created = await client.post('/api-keys', { name: 'logged?' }, from)
+      const exit = await server.stop()
+      expect(exit.code).toBe(0)
+      const logLines = exit.stdout.split('\n').filter((line) => line.startsWith('{'))
+      expect(logLines.length).toBeGreaterThanOrEqual(7)
+      for (const line of logLines) JSON.parse(line)
+      const logs = logLines.join('\n')
+      expect(logs).toContain('"requestId"')
+      expect(logs).not.toMatch(/qrk_/)
+      expect(logs).not.toContain(key.slice(4, 20))
+      expect(logs).not.toContain(created.body.data.secret.slice(4, 20))
+      expect(logs).not.toContain(CLIENT_IP)
+      expect(logs).not.toContain('127.0.0.1')
+      expect(exit.stderr).not.toMatch(/qrk_|198\.51\.100\.23/)
+    }, 60_000)
+
+    it('answers readyz and metrics from the real process', async () => {
+      const server = await startProcess(env)
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+      expect(await (await fetch(`${server.url}/metrics`)).text()).toContain(
+        'qrctl_http_request_duration_seconds',
+      )
+      expect((await server.stop()).code).toBe(0)
+    }, 60_000)
+  })
+
+  describe('admin', () => {
+    it('creates an account and a scoped key, and set-plan free shuts the key out at once', async () => {
+      const account = await run(['admin', 'create-account', '--name', 'Acme', '--json'], env)
+      expect(account.code).toBe(0)
+      const lines = account.stdout.trim().split('\n')
+      expect(lines).toHaveLength(1)
+      const created = JSON.parse(lines[0] as string)
+      expect(Object.keys(created).sort()).toEqual(['accountId', 'apiKey'])
+      expect(created.accountId).toMatch(/^[0-9a-f-]{36}$/)
+      expect(created.apiKey).toMatch(/^qrk_[0-9A-Za-z]{40}$/)
+
+      const key = await run(
+        ['admin', 'create-key', '--account', created.accountId, '--scope', 'read', '--json'],
+        env,
+      )
+      expect(key.code).toBe(0)
+      const readKey = JSON.parse(key.stdout)
+      expect(readKey.accountId).toBe(created.accountId)
+      expect(readKey.apiKey).toMatch(/^qrk_[0-9A-Za-z]{40}$/)
+      expect(readKey.apiKey).not.toBe(created.apiKey)
+
+      const server = await startProcess(env)
+      try {
+        expect(server.stdout()).not.toMatch(KEY)
+        const reader = api({ baseUrl: server.url }, readKey.apiKey)
+        expect((await reader.get('/qr-codes')).status).toBe(200)
+        expectError(await reader.post('/qr-codes', textCode()), 403, 'insufficient_scope')
+
+        const free = await run(['admin', 'set-plan', '--account', created.accountId, '--plan', 'free'], env)
+        expect(free.code).toBe(0)
+        expect(free.stdout).toMatch(/plan free/)
+        expectError(await reader.get('/qr-codes'), 403, 'plan_required')
+        expectError(await api({ baseUrl: server.url }, created.apiKey).get('/qr-codes'), 403, 'plan_required')
+
+        const back = [
+          'admin',
+          'set-plan',
+          '--account',
+          created.accountId,
+          '--plan',
+          'pro',
+          '--status',
+          'past_due',
+        ]
+        expect((await run(back, env)).code).toBe(0)
+        expect((await reader.get('/qr-codes')).status).toBe(200)
+        const cancel = [
+          'admin',
+          'set-plan',
+          '--account',
+          created.accountId,
+          '--plan',
+          'pro',
+          '--status',
+          'canceled',
+        ]
+        expect((await run(cancel, env)).code).toBe(0)
+        expectError(await reader.get('/qr-codes'), 403, 'plan_required')
+      } finally {
+        expect((await server.stop()).code).toBe(0)
+      }
+    }, 120_000)
+
+    it('prints a readable key without --json', async () => {
+      const account = await run(['admin', 'create-account', '--name', 'Plain'], env)
+      expect(account.code).toBe(0)
+      expect(account.stdout).toMatch(/Created account "Plain" \(pro\)/)
+      expect(account.stdout.match(KEY)).toHaveLength(1)
+    }, 60_000)
+
+    it('exits 2 with the usage on stderr for bad arguments', async () => {
+      const uuid = '00000000-0000-4000-8000-000000000000'
+      const cases = [
+        ['admin', 'create-account'],
+        ['admin', 'create-account', '--name', 'x', '--plan', 'gold'],
+        ['admin', 'create-account', '--name', 'x', '--bogus'],
+        ['admin', 'create-key'],
+        ['admin', 'create-key', '--account', 'not-a-uuid'],
+        ['admin', 'create-key', '--account', uuid, '--scope', 'admin'],
+        ['admin', 'set-plan', '--account', uuid],
+        ['admin', 'set-plan', '--account', uuid, '--plan', 'pro', '--status', 'x'],
+        ['admin', 'set-plan', '--account', uuid, '--plan', 'pro', '--rate-limit', 'fast'],
+        ['admin', 'frobnicate'],
+        ['admin'],
+        ['frobnicate'],
+      ]
+      const outputs = await Promise.all(cases.map((args) => run(args, env)))
+      outputs.forEach((out, i) => {
+        const what = JSON.stringify(cases[i])
+        expect(out.code, what).toBe(2)
+        expect(out.stderr, what).toMatch(USAGE)
+        expect(out.stdout, what).toBe('')
+      })
+    }, 120_000)
+
+    it('exits 1 with a message for an unknown account', async () => {
+      const out = await run(['admin', 'create-key', '--account', '00000000-0000-4000-8000-000000000000'], env)
+      expect(out.code).toBe(1)
+      expect(out.stderr).toMatch(/No account with id 00000000-0000-4000-8000-000000000000/)
+      expect(out.stderr).not.toMatch(USAGE)
+    }, 60_000)
+
+    it('prints the usage with --help and exits 0', async () => {
+      const out = await run(['--help'], env)
+      expect(out.code).toBe(0)
+      expect(out.stdout).toMatch(USAGE)
+    }, 60_000)
+
+    it('migrates, then reports the database up to date', async () => {
+      const first = await run(['migrate'], env)
+      expect(first.code).toBe(0)
+      expect(first.stdout).toMatch(/^Applied: /)
+      const second = await run(['migrate'], env)
+      expect(second.stdout).toBe('Database is up to date\n')
+    }, 60_000)
+  })
+})
