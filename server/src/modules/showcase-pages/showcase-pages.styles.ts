@@ -11,9 +11,9 @@ import { PALETTES, paletteCss } from './showcase-pages.colors.js'
 const SANS = 'system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,"Noto Sans",sans-serif'
 
 const BASE = `*,*::before,*::after{box-sizing:border-box}
-html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
+html{-webkit-text-size-adjust:100%;text-size-adjust:100%;background:var(--bg-2) linear-gradient(160deg,var(--bg),var(--bg-2))}
 body{margin:0;min-height:100vh;min-height:100dvh;display:flex;flex-direction:column;align-items:center;
-background:linear-gradient(160deg,var(--bg),var(--bg-2));background-attachment:fixed;color:var(--text);
+color:var(--text);
 font-family:${SANS};font-size:1rem;line-height:1.55;-webkit-font-smoothing:antialiased}
 img{max-width:100%}
 a{color:inherit}
@@ -76,9 +76,10 @@ body{font-family:"Arial Black","Helvetica Neue",Arial,${SANS}}
 h1{font-size:clamp(2.25rem,11vw,3.5rem);font-weight:900;text-transform:uppercase;letter-spacing:-.01em;line-height:1}
 .description{font-family:${SANS};font-weight:600;color:var(--text)}
 .logo{border:4px solid var(--text)}
-.button{border:3px solid var(--text);box-shadow:5px 5px 0 var(--text);text-transform:uppercase;letter-spacing:.04em;font-weight:900}
-.button:hover{transform:translate(-2px,-2px);box-shadow:7px 7px 0 var(--text)}
-.button-quiet{background:var(--surface);color:var(--text)}
+.button{border:3px solid var(--text);text-transform:uppercase;letter-spacing:.04em;font-weight:900}
+.button:hover{transform:translate(-2px,-2px);box-shadow:4px 4px 0 var(--text)}
+.button-quiet{background:#fff;color:#111;border-color:#111;box-shadow:5px 5px 0 #111}
+.button-quiet:hover{box-shadow:7px 7px 0 #111}
 .qr{border:3px dashed var(--text)}
 .qr-title{color:var(--text)}
 .social a{border:3px solid var(--text);border-radius:0;font-family:${SANS};font-weight:800}
@@ -86,7 +87,7 @@ h1{font-size:clamp(2.25rem,11vw,3.5rem);font-weight:900;text-transform:uppercase
 .branding{color:var(--text);font-family:${SANS}}
 `,
   professional: `:root{--radius-card:.5rem;--radius-button:.375rem;--radius-logo:.5rem}
-body{background:var(--bg)}
+html{background:var(--bg)}
 body::before{content:"";position:absolute;top:0;left:0;right:0;height:13rem;background:var(--primary);z-index:-1}
 .has-backdrop::before{display:none}
 .card{box-shadow:0 1px 3px rgb(15 23 42/.12),0 10px 30px rgb(15 23 42/.08);border-top:4px solid var(--primary)}
