@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { api, createCode } from '../api/helpers.js'
+import { api, createCode, type Json } from '../api/helpers.js'
 import { dialects, startServer, type TestServer } from '../support/server.js'
 
 const require = createRequire(import.meta.url)
@@ -49,7 +49,7 @@ describe.each(dialects())('operational routes on %s', (dialect) => {
   it('serves GET /api/v1/openapi.json without a key: the committed document, with this server as its server', async () => {
     const res = await get('/api/v1/openapi.json')
     expect(res.status).toBe(200)
-    const served = await res.json()
+    const served: Json = await res.json()
     expect(served.servers).toEqual([{ url: 'https://api.qrctl.example' }])
     expect({ ...served, servers: undefined }).toEqual({ ...committedOpenApi, servers: undefined })
     expect(served.info.version).toBe('1.0.0')
