@@ -1,0 +1,238 @@
+import type { CreateQrCodeParams, QrCode, UpdateQrCodeParams } from '@qrctl/sdk'
+import { type Command, Option } from 'commander'
+import { CONTENT_TYPES, type ContentTypeChoice, QR_TYPES, type QrTypeChoice } from '../choices.js'
+import { usageError } from '../errors.js'
+import { withExamples } from '../help.js'
+import {
+  addPageOptions,
+  addStyleOptions,
+  type PageFlags,
+  type StyleFlags,
+  styleFromFlags,
+  uuid,
+} from '../options.js'
+import { printList, printRecord } from '../output.js'
+import { confirm, valueOrStdin } from '../prompt.js'
+import type { Session } from '../session.js'
+import { registerAnalyticsCommand } from './analytics.js'
+import { QR_CODE_COLUMNS, QR_CODE_FIELDS } from './qr-code-views.js'
+
+interface CreateFlags extends StyleFlags {
+  name: string
+  contentType: ContentTypeChoice
+  content: string
+  type?: QrTypeChoice
+  targetUrl?: string
+}
+
+interface UpdateFlags extends StyleFlags {
+  name?: string
+  content?: string
+  targetUrl?: string
+  active?: boolean
+  inactive?: boolean
+}
+
+function showCode(session: Session, code: QrCode): void {
+  printRecord(session.ui, session, code, QR_CODE_FIELDS, QR_CODE_COLUMNS)
+}
+
+function registerCreate(program: Command, session: Session): void {
+  const command = program
+    .command('create')
+    .description('Create a QR code')
+    .requiredOption('-n, --name <name>', 'your label for the code, 1–200 characters')
+    .addOption(
+      new Option('-t, --content-type <type>', 'what the content is').choices(CONTENT_TYPES).default('url'),
+    )
+    .requiredOption('-c, --content <content>', 'the content, valid for its type ("-" reads stdin)')
+    .addOption(
+      new Option('--type <type>', 'static encodes the content; dynamic routes through a short link').choices(
+        QR_TYPES,
+      ),
+    )
+    .option('--target-url <url>', 'redirect destination of a dynamic code (default: the content, for urls)')
+  addStyleOptions(command)
+  withExamples(command, [
+    'qrctl create --name Menu --content https://example.com/menu --type dynamic',
+    'qrctl create --name Wifi -t wifi --content "WIFI:T:WPA;S:Cafe;P:espresso42;;" --ec H',
+    'qrctl create --name Card -t vcard --content - < card.vcf',
+    'qrctl create --name Promo --content https://example.com --fg "#1A1A2E" --margin 2 --json',
+  ])
+  command.action(async (flags: CreateFlags) => {
+    const style = styleFromFlags(flags)
+    const params: CreateQrCodeParams = {
+      name: flags.name,
+      contentType: flags.contentType,
+      content: await valueOrStdin(session.ui, flags.content),
+      ...(flags.type ? { type: flags.type } : {}),
+      ...(flags.targetUrl ? { targetUrl: flags.targetUrl } : {}),
+      ...(style ? { style } : {}),
+    }
+    const code = await session.call((client) => client.qrCodes.create(params), 'Creating…')
+    showCode(session, code)
+    if (session.ui.stderrIsTty && !session.json) session.ui.success(`Created ${code.type} code ${code.id}`)
+  })
+}
+
+function registerList(program: Command, session: Session): void {
+  const command = program
+    .command('list')
+    .alias('ls')
+    .description('List QR codes, newest first')
+    .addOption(new Option('--type <type>', 'only codes of this type').choices(QR_TYPES))
+  addPageOptions(command, 'codes')
+  withExamples(command, [
+    'qrctl list',
+    'qrctl list --type dynamic --limit 10',
+    'qrctl list --all --json | jq -r ".[].shortUrl"',
+    'qrctl list --all | cut -f1,2   # id and name, tab-separated when piped',
+  ])
+  command.action(async (flags: PageFlags & { type?: QrTypeChoice }) => {
+    const { ui } = session
+    const filter = flags.type ? { type: flags.type } : {}
+    if (flags.all) {
+      const codes = await session.call(async (client) => {
+        const all: QrCode[] = []
+        for await (const code of client.qrCodes.listAll({ ...filter, limit: flags.limit ?? 100 })) {
+          all.push(code)
+          if (ui.stdoutIsTty) ui.setSpinnerText(`Fetched ${all.length} codes…`)
+        }
+        return all
+      }, 'Fetching codes…')
+      printList(ui, session, codes, QR_CODE_COLUMNS)
+      if (codes.length === 0 && ui.stderrIsTty && !session.json) ui.info('No QR codes found.')
+      return
+    }
+    const page = await session.call(
+      (client) =>
+        client.qrCodes.list({
+          ...filter,
+          ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+          ...(flags.offset === undefined ? {} : { offset: flags.offset }),
+        }),
+      'Fetching codes…',
+    )
+    printList(ui, session, page.data, QR_CODE_COLUMNS)
+    if (!ui.stderrIsTty || session.json) return
+    if (page.data.length === 0) {
+      ui.info(
+        page.total === 0 ? 'No QR codes yet. Create one with `qrctl create`.' : 'No codes on this page.',
+      )
+      return
+    }
+    const end = page.offset + page.data.length
+    if (end < page.total || page.offset > 0)
+      ui.info(
+        ui.err.dim(
+          `Showing ${page.offset + 1}–${end} of ${page.total}.${end < page.total ? ` Next: --offset ${end}, or --all.` : ''}`,
+        ),
+      )
+  })
+}
+
+function registerGet(program: Command, session: Session): void {
+  const command = program
+    .command('get')
+    .alias('view')
+    .description('Show one QR code')
+    .argument('<id>', 'the code id', uuid('QR code'))
+  withExamples(command, ['qrctl get 6f1c…', 'qrctl get 6f1c… --json | jq .shortUrl'])
+  command.action(async (id: string) => {
+    showCode(session, await session.call((client) => client.qrCodes.get(id)))
+  })
+}
+
+/** PATCH replaces `style` as a whole, so new style flags are merged into the code's current style. */
+async function updateParams(session: Session, id: string, flags: UpdateFlags): Promise<UpdateQrCodeParams> {
+  if (flags.active && flags.inactive) throw usageError('Pass --active or --inactive, not both')
+  const params: UpdateQrCodeParams = {
+    ...(flags.name === undefined ? {} : { name: flags.name }),
+    ...(flags.content === undefined ? {} : { content: await valueOrStdin(session.ui, flags.content) }),
+    ...(flags.targetUrl === undefined ? {} : { targetUrl: flags.targetUrl }),
+    ...(flags.active ? { isActive: true } : {}),
+    ...(flags.inactive ? { isActive: false } : {}),
+  }
+  const style = styleFromFlags(flags)
+  if (style) {
+    const current = await session.call((client) => client.qrCodes.get(id))
+    params.style = { ...current.style, ...style }
+  }
+  if (Object.keys(params).length === 0)
+    throw usageError(
+      'Nothing to update',
+      'Pass at least one of --name, --content, --target-url, --active, --inactive, --fg, --bg, --ec, --margin.',
+    )
+  return params
+}
+
+function registerUpdate(program: Command, session: Session): void {
+  const command = program
+    .command('update')
+    .alias('edit')
+    .description('Change a QR code (its type and content type never change)')
+    .argument('<id>', 'the code id', uuid('QR code'))
+    .option('-n, --name <name>', 'new name')
+    .option('-c, --content <content>', 'new content ("-" reads stdin); a static code’s image changes with it')
+    .option('--target-url <url>', 'new redirect destination (dynamic codes only), effective at once')
+    .option('--active', 'resume a paused dynamic code')
+    .option('--inactive', 'pause a dynamic code: its short link answers 410')
+  addStyleOptions(command)
+  withExamples(command, [
+    'qrctl update 6f1c… --target-url https://example.com/summer',
+    'qrctl update 6f1c… --inactive',
+    'qrctl update 6f1c… --fg "#003366" --ec Q',
+  ])
+  command.action(async (id: string, flags: UpdateFlags) => {
+    const params = await updateParams(session, id, flags)
+    const code = await session.call((client) => client.qrCodes.update(id, params), 'Updating…')
+    showCode(session, code)
+    if (session.ui.stderrIsTty && !session.json) session.ui.success(`Updated ${code.id}`)
+  })
+}
+
+function registerDelete(program: Command, session: Session): void {
+  const command = program
+    .command('delete')
+    .alias('rm')
+    .description('Delete a QR code (restorable for 30 days)')
+    .argument('<id>', 'the code id', uuid('QR code'))
+    .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
+  withExamples(command, ['qrctl delete 6f1c…', 'qrctl delete 6f1c… --yes'])
+  command.action(async (id: string, flags: { yes?: boolean }) => {
+    const { ui } = session
+    if (!flags.yes && ui.stdinIsTty) {
+      const code = await session.call((client) => client.qrCodes.get(id))
+      await confirm(ui, `Delete QR code '${code.name}' (${code.id})?`, flags)
+    } else {
+      await confirm(ui, `Delete QR code ${id}?`, flags)
+    }
+    const result = await session.call((client) => client.qrCodes.delete(id), 'Deleting…')
+    if (session.json) ui.print(JSON.stringify(result, null, 2))
+    ui.success(`Deleted ${id}. Restore it within 30 days with: qrctl restore ${id}`)
+  })
+}
+
+function registerRestore(program: Command, session: Session): void {
+  const command = program
+    .command('restore')
+    .description('Bring back a QR code deleted in the last 30 days')
+    .argument('<id>', 'the code id', uuid('QR code'))
+  withExamples(command, ['qrctl restore 6f1c…'])
+  command.action(async (id: string) => {
+    const code = await session.call((client) => client.qrCodes.restore(id), 'Restoring…')
+    showCode(session, code)
+    if (session.ui.stderrIsTty && !session.json) session.ui.success(`Restored ${code.id}`)
+  })
+}
+
+/** The main noun's verbs sit at the top level (STYLE: `qrctl create`, `qrctl list` …). */
+export function registerQrCodeCommands(program: Command, session: Session): void {
+  registerCreate(program, session)
+  registerList(program, session)
+  registerGet(program, session)
+  registerUpdate(program, session)
+  registerDelete(program, session)
+  registerRestore(program, session)
+  registerAnalyticsCommand(program, session)
+}

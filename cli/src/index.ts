@@ -1,0 +1,2 @@
+export { EXIT, type ExitCode } from './errors.js'
+export { run } from './run.js'

@@ -1,0 +1,16 @@
+/**
+ * The SDK (with zod, ts-rest and undici) takes ~80 ms to load and the renderer (with pdfkit)
+ * ~120 ms. They are loaded on first use, after the spinner is up, so `--help`, `config` and
+ * usage errors stay instant and network commands show life at once.
+ */
+export function loadSdk() {
+  return import('@qrctl/sdk')
+}
+
+export function loadContract() {
+  return import('@qrctl/contract')
+}
+
+export function loadRender() {
+  return import('@qrctl/contract/render')
+}
