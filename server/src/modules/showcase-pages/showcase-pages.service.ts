@@ -14,8 +14,8 @@ export async function findLiveShowcase(ctx: Ctx, slug: string): Promise<Showcase
   if (!isSlug(slug)) return undefined
   const found = await repo.findPublicShowcase(ctx.db, slug)
   if (!found) return undefined
-  const { showcase, code, account } = found
-  if (!showcase.isActive || code.deletedAt !== null || !hasActiveSubscription(account)) return undefined
+  const { showcase, isCodeDeleted, account } = found
+  if (!showcase.isActive || isCodeDeleted || !hasActiveSubscription(account)) return undefined
   return showcase
 }
 

@@ -3,7 +3,6 @@ import type { Selectable } from 'kysely'
 import type { Db } from '../../db/database.js'
 import type { ShowcasesTable } from '../../db/schema.js'
 import type { Plan, SubscriptionStatus } from '../accounts/accounts.repository.js'
-import { type QrCodeRecord, toQrCodeRecord } from '../qr-codes/qr-codes.repository.js'
 
 /** A showcase as stored, before its public `url` is added for the response. */
 export interface ShowcaseRecord {
@@ -192,32 +191,33 @@ export async function isSlugTaken(db: Db, slug: string, exceptId?: string): Prom
   return (await query.executeTakeFirst()) !== undefined
 }
 
-/** What the public page needs: the showcase, its code (deleted or not) and the owner's plan. */
+/** What the public page needs: the showcase, whether its code is deleted, and the owner's plan. */
 export interface PublicShowcase {
   showcase: ShowcaseRecord
-  code: QrCodeRecord
+  isCodeDeleted: boolean
   account: { plan: Plan; subscriptionStatus: SubscriptionStatus }
 }
 
+/** One query per page view: the showcase by slug with its code's and account's state. */
 export async function findPublicShowcase(db: Db, slug: string): Promise<PublicShowcase | undefined> {
-  const showcase = await db.selectFrom('showcases').selectAll().where('slug', '=', slug).executeTakeFirst()
-  if (!showcase) return undefined
-  const [code, account] = await Promise.all([
-    db.selectFrom('qr_codes').selectAll().where('id', '=', showcase.qr_code_id).executeTakeFirst(),
-    db
-      .selectFrom('accounts')
-      .select(['plan', 'subscription_status'])
-      .where('id', '=', showcase.account_id)
-      .executeTakeFirst(),
-  ])
-  if (!code || !account) return undefined
+  const row = await db
+    .selectFrom('showcases')
+    .innerJoin('qr_codes', 'qr_codes.id', 'showcases.qr_code_id')
+    .innerJoin('accounts', 'accounts.id', 'showcases.account_id')
+    .selectAll('showcases')
+    .select([
+      'qr_codes.deleted_at as code_deleted_at',
+      'accounts.plan as account_plan',
+      'accounts.subscription_status as account_status',
+    ])
+    .where('showcases.slug', '=', slug)
+    .executeTakeFirst()
+  if (!row) return undefined
+  const { code_deleted_at, account_plan, account_status, ...showcase } = row
   return {
     showcase: toShowcaseRecord(showcase),
-    code: toQrCodeRecord(code),
-    account: {
-      plan: account.plan as Plan,
-      subscriptionStatus: account.subscription_status as SubscriptionStatus,
-    },
+    isCodeDeleted: code_deleted_at !== null,
+    account: { plan: account_plan as Plan, subscriptionStatus: account_status as SubscriptionStatus },
   }
 }
 
