@@ -75,26 +75,41 @@ async function admin(config: Config, command: string | undefined, args: string[]
   const parsed = AdminOptions.safeParse(values)
   if (!parsed.success)
     throw new UsageError(parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'))
-  const options = parsed.data
-  await withContext(config, async (ctx) => {
-    if (command === 'create-account') {
+  await withContext(config, adminAction(command, parsed.data))
+}
+
+type AdminAction = (ctx: ReturnType<typeof createContext>) => Promise<void>
+
+/** One admin command's work. Its required options are checked first, before any database is opened. */
+function adminAction(command: string | undefined, options: AdminOptions): AdminAction {
+  if (command === 'create-account') {
+    const name = required(options, 'name')
+    return async (ctx) => {
       const { account, key } = await accounts.createAccountWithKey(ctx, {
-        name: required(options, 'name'),
+        name,
         plan: options.plan ?? 'pro',
         rateLimitPerMinute: options['rate-limit'] ?? null,
       })
       printKey(options.json, account.id, key.secret, `Created account "${account.name}" (${account.plan})`)
-    } else if (command === 'create-key') {
-      const accountId = required(options, 'account')
+    }
+  }
+  if (command === 'create-key') {
+    const accountId = required(options, 'account')
+    return async (ctx) => {
       const key = await accounts.createAccountKey(ctx, accountId, {
         name: options.name ?? 'default',
         environment: options.environment ?? null,
         scope: options.scope ?? 'read_write',
       })
       printKey(options.json, accountId, key.secret, `Created ${key.scope} key "${key.name}"`)
-    } else if (command === 'set-plan') {
-      const account = await accounts.setPlan(ctx, required(options, 'account'), {
-        plan: required(options, 'plan'),
+    }
+  }
+  if (command === 'set-plan') {
+    const accountId = required(options, 'account')
+    const plan = required(options, 'plan')
+    return async (ctx) => {
+      const account = await accounts.setPlan(ctx, accountId, {
+        plan,
         subscriptionStatus: options.status,
         rateLimitPerMinute: options['rate-limit'],
       })
@@ -103,10 +118,9 @@ async function admin(config: Config, command: string | undefined, args: string[]
         process.stdout.write(
           `Account ${account.id}: plan ${account.plan}, subscription ${account.subscriptionStatus}\n`,
         )
-    } else {
-      throw new UsageError(`Unknown admin command: ${command ?? '(none)'}`)
     }
-  })
+  }
+  throw new UsageError(`Unknown admin command: ${command ?? '(none)'}`)
 }
 
 async function start(config: Config): Promise<void> {

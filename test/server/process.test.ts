@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -20,9 +20,19 @@ interface Output {
   stderr: string
 }
 
-/** `qrctl-server <args>` from source, as `npx tsx --conditions=source server/src/main.ts` runs it. */
-function launch(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<Output> } {
-  const child = spawn(TSX, ['--conditions=source', MAIN, ...args], {
+/**
+ * `qrctl-server <args>` from source. `tsx` is the CLI (`npx tsx --conditions=source
+ * server/src/main.ts`); `node` loads tsx as a hook in one process, as production runs
+ * `node dist/main.js`. The tsx CLI relays a signal to its child and SIGKILLs it when the
+ * child does not acknowledge within 60 ms, so a shutdown test with a busy event loop needs `node`.
+ */
+function launch(
+  args: string[],
+  env: Record<string, string>,
+  runner: 'tsx' | 'node' = 'node',
+): { child: ChildProcess; done: Promise<Output> } {
+  const argv = ['--conditions=source', ...(runner === 'node' ? ['--import', 'tsx'] : []), MAIN, ...args]
+  const child = spawn(runner === 'node' ? process.execPath : TSX, argv, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -57,11 +67,14 @@ interface RunningProcess {
 }
 
 /** `qrctl-server start`, resolved once /healthz answers. */
-async function startProcess(env: Record<string, string>): Promise<RunningProcess> {
+async function startProcess(
+  env: Record<string, string>,
+  runner: 'tsx' | 'node' = 'node',
+): Promise<RunningProcess> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   let stdout = ''
-  const { child, done } = launch(['start'], { ...env, PORT: String(port), HOST: '127.0.0.1' })
+  const { child, done } = launch(['start'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, runner)
   child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString('utf8')
   })
@@ -118,7 +131,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
 
   describe('start', () => {
     it('prints one API key on an empty database, serves with it, and exits 0 on SIGTERM', async () => {
-      const server = await startProcess(env)
+      const server = await startProcess(env, 'tsx')
       await sleep(200)
       const keys = new Set(server.stdout().match(KEY))
       expect(keys.size).toBe(1)
@@ -166,6 +179,24 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
       expect(logs).not.toContain(CLIENT_IP)
       expect(logs).not.toContain('127.0.0.1')
       expect(exit.stderr).not.toMatch(/qrk_|198\.51\.100\.23/)
+    }, 60_000)
+
+    it('finishes a request in flight before exiting on SIGTERM', async () => {
+      const server = await startProcess(env)
+      await sleep(200)
+      const [key] = server.stdout().match(KEY) as [string]
+      const client = api({ baseUrl: server.url }, key)
+      const code = (await client.post('/qr-codes', textCode({ content: 'in flight' }))).body.data
+      const image = fetch(`${server.url}/api/v1/qr-codes/${code.id}/image.png?size=4096`, {
+        headers: { authorization: `Bearer ${key}` },
+      })
+      await sleep(50)
+      server.child.kill('SIGTERM')
+      const res = await image
+      expect(res.status).toBe(200)
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1000)
+      expect((await server.done).code).toBe(0)
+      await expect(fetch(`${server.url}/healthz`)).rejects.toThrow()
     }, 60_000)
 
     it('answers readyz and metrics from the real process', async () => {
@@ -236,6 +267,22 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
         ]
         expect((await run(cancel, env)).code).toBe(0)
         expectError(await reader.get('/qr-codes'), 403, 'plan_required')
+
+        const tier = [
+          '--account',
+          created.accountId,
+          '--plan',
+          'pro',
+          '--status',
+          'active',
+          '--rate-limit',
+          '2',
+        ]
+        expect((await run(['admin', 'set-plan', ...tier], env)).code).toBe(0)
+        const first = await reader.get('/qr-codes')
+        expect(first.headers.get('x-ratelimit-limit')).toBe('2')
+        expect((await reader.get('/qr-codes')).status).toBe(200)
+        expectError(await reader.get('/qr-codes'), 429, 'rate_limited')
       } finally {
         expect((await server.stop()).code).toBe(0)
       }
@@ -271,6 +318,8 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
         expect(out.stderr, what).toMatch(USAGE)
         expect(out.stdout, what).toBe('')
       })
+      // Arguments are checked before any database is opened (or, for SQLite, created).
+      if (dialect === 'sqlite') expect(existsSync(join(dir, 'qrctl.db'))).toBe(false)
     }, 120_000)
 
     it('exits 1 with a message for an unknown account', async () => {
