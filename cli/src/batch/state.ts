@@ -15,9 +15,9 @@ export interface BatchRecord {
  * What a batch run has finished so far, one JSON line per answered batch, in
  * `$XDG_STATE_HOME/qrctl/batches/`. The Idempotency-Keys alone already make a re-run safe
  * (the server replays finished batches for 24 hours); this file lets a resumed run skip those
- * requests altogether and still report every row. It is named after the file's hash and the
- * account (server and key), so another account never resumes from it, and removed once
- * every batch has an answer.
+ * requests altogether and still report every row. It is named after the file's hash and a
+ * hash of the API key, so another account never resumes from it, and removed once every batch
+ * has an answer.
  */
 export class BatchState {
   readonly path: string
@@ -27,13 +27,10 @@ export class BatchState {
     this.path = path
   }
 
-  static async open(
-    env: NodeJS.ProcessEnv,
-    fileHash: string,
-    baseUrl: string,
-    apiKey: string,
-  ): Promise<BatchState> {
-    const account = createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 12)
+  static async open(env: NodeJS.ProcessEnv, fileHash: string, apiKey: string): Promise<BatchState> {
+    // The key names the account (keys are random, so one key is never valid on two servers);
+    // the server's address is left out, so `localhost` and `127.0.0.1` resume alike.
+    const account = createHash('sha256').update(apiKey).digest('hex').slice(0, 12)
     const dir = join(xdgDir(env, 'XDG_STATE_HOME', join('.local', 'state')), 'qrctl', 'batches')
     const state = new BatchState(join(dir, `${fileHash}-${account}.jsonl`))
     let text = ''

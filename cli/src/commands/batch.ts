@@ -132,7 +132,7 @@ async function runUpload(
   }, 'Connecting…')
   const settings = await session.settings()
   if (!settings.apiKey) throw notLoggedIn(settings.profile)
-  const state = await BatchState.open(session.env, fileHash, settings.baseUrl.value, settings.apiKey.value)
+  const state = await BatchState.open(session.env, fileHash, settings.apiKey.value)
   if (state.size > 0)
     ui.info(`Resuming ${label}: ${state.size} of ${chunks.length} batches were finished earlier.`)
   const outcomes: ChunkDone['outcomes'] = []

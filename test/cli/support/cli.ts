@@ -104,11 +104,19 @@ function quote(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`
 }
 
+export interface RunningCli {
+  pid: number | undefined
+  /** What the process wrote to stderr so far (the terminal's output with a terminal on stderr). */
+  stderrSoFar(): string
+  done: Promise<RunResult>
+}
+
 /**
- * Runs the built `qrctl` with only the environment given (no inherited QRCTL_* or NO_COLOR),
- * and returns the exit code and each stream separately.
+ * Starts the built `qrctl` with only the environment given (no inherited QRCTL_* or NO_COLOR),
+ * in a process group of its own (so a timeout or a test kills `script`, the shell and qrctl
+ * together).
  */
-export function runCli(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+export function startCli(args: readonly string[], options: RunOptions = {}): RunningCli {
   const tty = options.tty ?? 'none'
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' }
   for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v
@@ -121,7 +129,6 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
   const errFile = join(scratch, 'stderr')
   const command = [process.execPath, MAIN, ...args].map(quote).join(' ')
   const redirect = tty === 'stdout' ? ` 2>${quote(errFile)}` : tty === 'stderr' ? ` >${quote(outFile)}` : ''
-  // Its own process group, so a timeout kills `script`, the shell and qrctl together.
   const child =
     tty === 'none'
       ? spawn(process.execPath, [MAIN, ...args], { env, cwd: options.cwd, detached: true })
@@ -143,10 +150,11 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
     }
   })
   child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+  child.stdin.on('error', () => undefined)
   if (options.input !== undefined) child.stdin.end(options.input)
   else if (answers.length === 0) child.stdin.end()
   const timeout = setTimeout(() => killGroup(child.pid), options.timeoutMs ?? 60_000)
-  return new Promise((resolvePromise, reject) => {
+  const done = new Promise<RunResult>((resolvePromise, reject) => {
     child.on('error', reject)
     child.on('close', (code) => {
       clearTimeout(timeout)
@@ -186,6 +194,13 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
       resolvePromise(result)
     })
   })
+  const stderrSoFar = () => Buffer.concat(tty === 'stderr' || tty === 'both' ? out : err).toString('utf8')
+  return { pid: child.pid, stderrSoFar, done }
+}
+
+/** Runs the built `qrctl` to the end; see `startCli`. */
+export function runCli(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  return startCli(args, options).done
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escape sequences is the point
