@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
@@ -55,6 +55,16 @@ describe('the binary', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'cli', 'package.json'), 'utf8'))
     expect(pkg.bin).toEqual({ qrctl: './dist/main.js' })
     expect(readFileSync(MAIN, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node')
+  })
+
+  it('runs as `npx qrctl` from the workspace (the bin link npm install makes)', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'cli', 'package.json'), 'utf8'))
+    const out = execFileSync('npm', ['exec', '--no', '--', 'qrctl', '--version'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    expect(out).toBe(`${pkg.version}\n`)
   })
 
   it('prints its version with --version, exit 0', async () => {
