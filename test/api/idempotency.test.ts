@@ -2,7 +2,7 @@ import type { QrCode } from '@qrctl/contract'
 import { ManualClock } from '@qrctl/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dialects, startServer, type TestServer } from '../support/server.js'
-import { type Api, api, createCode, expectError, T0, textCode, UNLIMITED } from './helpers.js'
+import { type Api, api, createCode, expectError, expectNoLeak, T0, textCode, UNLIMITED } from './helpers.js'
 
 const HOUR = 3_600_000
 
@@ -135,6 +135,30 @@ describe.each(dialects())('Idempotency-Key on %s', (dialect) => {
         'validation_error',
       )
       expect(await total(client)).toBe(0)
+    })
+  })
+
+  describe('server errors', () => {
+    it('does not remember a 500: the retry with the same key runs again', async () => {
+      const client = await freshClient()
+      // Take the table away so the insert fails inside the server.
+      await server.ctx.db.schema.alterTable('qr_codes').renameTo('qr_codes_away').execute()
+      let failed: Awaited<ReturnType<Api['post']>>
+      try {
+        failed = await client.post('/qr-codes', textCode(), withKey('flaky'))
+      } finally {
+        await server.ctx.db.schema.alterTable('qr_codes_away').renameTo('qr_codes').execute()
+      }
+      expectError(failed, 500, 'internal_error')
+      expect(failed.body.details).toEqual({
+        message: 'Something went wrong on our side',
+        requestId: failed.headers.get('x-request-id'),
+      })
+      expectNoLeak(failed.text)
+      const retry = await client.post('/qr-codes', textCode(), withKey('flaky'))
+      expect(retry.status).toBe(201)
+      expect(retry.headers.get('idempotent-replayed')).toBeNull()
+      expect(await total(client)).toBe(1)
     })
   })
 
