@@ -2,7 +2,17 @@ import type { QrCode } from '@qrctl/contract'
 import { ManualClock } from '@qrctl/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dialects, startServer, type TestServer } from '../support/server.js'
-import { type Api, api, createCode, expectError, expectNoLeak, T0, textCode, UNLIMITED } from './helpers.js'
+import {
+  type Api,
+  type ApiResponse,
+  api,
+  createCode,
+  expectError,
+  expectNoLeak,
+  T0,
+  textCode,
+  UNLIMITED,
+} from './helpers.js'
 
 const HOUR = 3_600_000
 
@@ -143,7 +153,7 @@ describe.each(dialects())('Idempotency-Key on %s', (dialect) => {
       const client = await freshClient()
       // Take the table away so the insert fails inside the server.
       await server.ctx.db.schema.alterTable('qr_codes').renameTo('qr_codes_away').execute()
-      let failed: Awaited<ReturnType<Api['post']>>
+      let failed: ApiResponse
       try {
         failed = await client.post('/qr-codes', textCode(), withKey('flaky'))
       } finally {
