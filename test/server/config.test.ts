@@ -1,0 +1,101 @@
+import { loadConfig } from '@qrctl/server'
+import { describe, expect, it } from 'vitest'
+
+describe('configuration from the environment', () => {
+  it('has a default for every setting', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      database: { dialect: 'sqlite', filename: './data/qrctl.db' },
+      publicBaseUrl: 'http://localhost:3000',
+      redisUrl: undefined,
+      geoipDb: undefined,
+      visitorSecret: undefined,
+      logLevel: 'info',
+      trustProxy: false,
+      rateLimitPerMinute: 100,
+    })
+  })
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://qrctl@db:5432/qrctl',
+      PUBLIC_BASE_URL: 'https://qr.example.com/',
+      REDIS_URL: 'redis://cache:6379',
+      GEOIP_DB: '/data/city.mmdb',
+      VISITOR_SECRET: 'a-long-enough-secret',
+      LOG_LEVEL: 'warn',
+      TRUST_PROXY: 'on',
+      RATE_LIMIT_PER_MINUTE: '250',
+    })
+    expect(config).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      database: { dialect: 'postgres', connectionString: 'postgres://qrctl@db:5432/qrctl' },
+      publicBaseUrl: 'https://qr.example.com',
+      redisUrl: 'redis://cache:6379',
+      geoipDb: '/data/city.mmdb',
+      visitorSecret: 'a-long-enough-secret',
+      logLevel: 'warn',
+      trustProxy: true,
+      rateLimitPerMinute: 250,
+    })
+  })
+
+  it('defaults PUBLIC_BASE_URL to localhost on PORT', () => {
+    expect(loadConfig({ PORT: '4000' }).publicBaseUrl).toBe('http://localhost:4000')
+  })
+
+  it.each([
+    ['file:/tmp/q.db', { dialect: 'sqlite', filename: '/tmp/q.db' }],
+    [':memory:', { dialect: 'sqlite', filename: ':memory:' }],
+    ['postgresql://u@h/db', { dialect: 'postgres', connectionString: 'postgresql://u@h/db' }],
+  ])('reads DATABASE_URL %s', (url, database) => {
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual(database)
+  })
+
+  it.each([
+    ['on', true],
+    ['true', true],
+    ['1', true],
+    ['off', false],
+    ['false', false],
+    ['0', false],
+  ])('reads TRUST_PROXY=%s as %s', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toBe(expected)
+  })
+
+  it('names every invalid variable at once', () => {
+    const load = () =>
+      loadConfig({
+        PORT: 'eighty',
+        PUBLIC_BASE_URL: 'not a url',
+        VISITOR_SECRET: 'short',
+        LOG_LEVEL: 'loud',
+        TRUST_PROXY: 'maybe',
+        RATE_LIMIT_PER_MINUTE: '0',
+      })
+    expect(load).toThrow(/Invalid configuration/)
+    try {
+      load()
+    } catch (error) {
+      const message = (error as Error).message
+      for (const name of [
+        'PORT',
+        'PUBLIC_BASE_URL',
+        'VISITOR_SECRET',
+        'LOG_LEVEL',
+        'TRUST_PROXY',
+        'RATE_LIMIT_PER_MINUTE',
+      ])
+        expect(message).toContain(name)
+    }
+  })
+
+  it('refuses a DATABASE_URL it cannot use, without echoing credentials', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://root:hunter2@db/qrctl' })).toThrow(/file: or postgres:/)
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://root:hunter2@db/qrctl' })).not.toThrow(/hunter2/)
+  })
+})
