@@ -1,16 +1,13 @@
 import { createHash } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
-import type { Qrctl } from '@qrctl/sdk'
-import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
 import { readCsv } from '../batch/csv.js'
 import { lineList, type RowResult, resultCells, resultsCsv, resultsJson } from '../batch/report.js'
 import { batchColumns, type CheckedRow, checkRows, headerMapper } from '../batch/rows.js'
-import { BatchState } from '../batch/state.js'
-import { type Chunk, type ChunkDone, makeChunks, type UploadHooks, upload } from '../batch/upload.js'
-import { CliError, EXIT, notLoggedIn } from '../errors.js'
+import { uploadChunks } from '../batch/run.js'
+import { makeChunks, type RowOutcome } from '../batch/upload.js'
+import { CliError, EXIT } from '../errors.js'
 import { withExamples } from '../help.js'
-import { loadSdk } from '../lazy.js'
 import { tsvLine } from '../output.js'
 import { readStdin } from '../prompt.js'
 import type { Session } from '../session.js'
@@ -43,137 +40,89 @@ async function prepare(session: Session, file: string) {
   return { fileHash, checked, names }
 }
 
-/** Local problems, one line per field, `file:line: field: message` like a compiler's. */
+/** Local problems, one line per field, `file:line: field: message` as compilers print them. */
 function reportInvalid(session: Session, label: string, checked: readonly CheckedRow[]): void {
-  const invalid = checked.filter((row) => !row.ok)
+  const invalid = checked.flatMap((row) => (row.ok ? [] : [row]))
   if (invalid.length === 0) return
   const { ui } = session
   ui.info(ui.err.red(`${invalid.length} of ${checked.length} rows are invalid:`))
   for (const row of invalid)
-    if (!row.ok)
-      for (const issue of row.issues) ui.info(`${label}:${row.line}: ${issue.field}: ${issue.message}`)
+    for (const issue of row.issues) ui.info(`${label}:${row.line}: ${issue.field}: ${issue.message}`)
 }
 
-function emit(session: Session, flags: BatchFlags, results: RowResult[]) {
+function reportRejected(session: Session, label: string, outcomes: readonly RowOutcome[]): void {
+  const rejected = outcomes.flatMap((o) => (o.ok ? [] : [o]))
+  if (rejected.length === 0) return
+  const { ui } = session
+  ui.info(ui.err.red(`${rejected.length} rows were rejected by the server:`))
+  for (const o of rejected) for (const error of o.errors) ui.info(`${label}:${o.line}: ${error}`)
+}
+
+/** The results as data: --json, or tab-separated when piped, and the --out file. */
+async function emit(session: Session, flags: BatchFlags, results: RowResult[]): Promise<void> {
   const { ui } = session
   results.sort((a, b) => a.line - b.line)
   if (session.json) ui.print(JSON.stringify(resultsJson(results), null, 2))
   else if (!ui.stdoutIsTty && results.length > 0)
     ui.print(results.map((r) => tsvLine(resultCells(r))).join('\n'))
-  return flags.out ? writeFile(flags.out, resultsCsv(results)) : Promise.resolve()
+  if (flags.out) await writeFile(flags.out, resultsCsv(results))
 }
 
-/** A progress bar on a terminal, one line per batch otherwise. */
-function progressHooks(session: Session, chunks: readonly Chunk[], invalidCount: number) {
+function summarize(session: Session, flags: BatchFlags, results: readonly RowResult[]): void {
   const { ui } = session
-  const total = chunks.reduce((n, c) => n + c.lines.length, 0)
-  let created = 0
-  let failed = invalidCount
-  const bar = ui.canAnimate
-    ? new cliProgress.SingleBar(
-        {
-          stream: ui.stderr,
-          format: `Uploading {bar} {value}/{total} rows | {created} created, {failed} failed {status}`,
-          barCompleteChar: '█',
-          barIncompleteChar: '░',
-          hideCursor: false,
-        },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined
-  bar?.start(total, 0, { created, failed, status: '' })
-  const hooks: UploadHooks = {
-    onChunk({ index, chunk, outcomes, fromState }: ChunkDone) {
-      const ok = outcomes.filter((o) => o.ok).length
-      created += ok
-      failed += outcomes.length - ok
-      const lines = `lines ${chunk.lines[0]}–${chunk.lines.at(-1)}`
-      if (bar) bar.increment(chunk.lines.length, { created, failed, status: '' })
-      else
-        ui.info(
-          `batch ${index + 1}/${chunks.length}: ${lines}: ${ok} created, ${outcomes.length - ok} failed` +
-            `${fromState ? ' (done in an earlier run)' : ''}`,
-        )
-    },
-    onWait(ms, reason) {
-      const text = `waiting ${Math.ceil(ms / 1000)} s: ${reason}`
-      if (bar) bar.update({ status: `| ${text}` })
-      else ui.info(text)
-    },
-  }
-  return { hooks, stop: () => bar?.stop() }
+  const failed = results.filter((r) => r.status === 'failed').map((r) => r.line)
+  const summary = `${results.length - failed.length} created, ${failed.length} failed`
+  if (failed.length > 0) ui.info(ui.err.red(`${summary} (lines ${lineList(failed)}).`))
+  else ui.success(`${summary}.`)
+  if (flags.out) ui.info(`Results written to ${flags.out}`)
 }
 
-/**
- * One cheap request before the upload: a refused key fails at once (exit 4) rather than after
- * reading the file, and the rate-limit headers tell the pacing how much of the window is left.
- * A write-only key may not list; its 403 still carries those headers.
- */
-async function probe(client: Qrctl): Promise<void> {
-  const { QrctlPermissionError } = await loadSdk()
-  try {
-    await client.qrCodes.list({ limit: 1 })
-  } catch (error) {
-    if (!(error instanceof QrctlPermissionError && error.code === 'insufficient_scope')) throw error
-  }
-}
-
-async function runUpload(
-  session: Session,
-  label: string,
-  fileHash: string,
-  chunks: Chunk[],
-  invalid: number,
-) {
+async function runBatch(session: Session, file: string, flags: BatchFlags): Promise<void> {
   const { ui } = session
-  const client = await session.call(async (c) => {
-    await probe(c)
-    return c
-  }, 'Connecting…')
-  const settings = await session.settings()
-  if (!settings.apiKey) throw notLoggedIn(settings.profile)
-  const state = await BatchState.open(session.env, fileHash, settings.apiKey.value)
-  if (state.size > 0)
-    ui.info(`Resuming ${label}: ${state.size} of ${chunks.length} batches were finished earlier.`)
-  const outcomes: ChunkDone['outcomes'] = []
-  const { hooks, stop } = progressHooks(session, chunks, invalid)
-  const abort = new AbortController()
-  const onSigint = () => abort.abort(new Error('interrupted'))
-  process.once('SIGINT', onSigint)
-  try {
-    await upload(
-      client,
-      chunks,
-      state,
-      {
-        ...hooks,
-        onChunk: (done) => {
-          outcomes.push(...done.outcomes)
-          hooks.onChunk(done)
-        },
-      },
-      abort.signal,
+  const label = file === '-' ? 'stdin' : file
+  const stopSpinner = ui.spin(`Reading ${label}…`)
+  const { fileHash, checked, names } = await prepare(session, file).finally(stopSpinner)
+  if (checked.length === 0) {
+    ui.info(`${label} has a header but no rows: nothing to do.`)
+    return
+  }
+  reportInvalid(session, label, checked)
+  const valid = checked.flatMap((row) => (row.ok ? [row] : []))
+  const results: RowResult[] = checked.flatMap((row) =>
+    row.ok
+      ? []
+      : [
+          {
+            line: row.line,
+            name: names.get(row.line) ?? '',
+            status: 'failed' as const,
+            errors: row.issues.map((i) => `${i.field}: ${i.message}`),
+          },
+        ],
+  )
+  session.exitCode = valid.length < checked.length ? EXIT.error : EXIT.ok
+  if (flags.dryRun) {
+    for (const row of valid)
+      results.push({ line: row.line, name: names.get(row.line) ?? '', status: 'valid' })
+    await emit(session, flags, results)
+    ui.info(`Dry run: ${valid.length} of ${checked.length} rows are valid; nothing was sent.`)
+    return
+  }
+  const chunks = await makeChunks(valid, fileHash)
+  const outcomes =
+    chunks.length > 0 ? await uploadChunks(session, label, fileHash, chunks, results.length) : []
+  reportRejected(session, label, outcomes)
+  for (const o of outcomes) {
+    const name = names.get(o.line) ?? ''
+    results.push(
+      o.ok
+        ? { line: o.line, name, status: 'created', code: o.code }
+        : { line: o.line, name, status: 'failed', errors: o.errors },
     )
-  } catch (error) {
-    stop()
-    const sent = new Set(outcomes.map((o) => o.line)).size
-    const hint = 'Run the same command again to resume: finished batches are not created twice.'
-    if (abort.signal.aborted)
-      throw new CliError(
-        `Interrupted after ${sent} of ${chunks.reduce((n, c) => n + c.lines.length, 0)} rows`,
-        {
-          exitCode: EXIT.usage,
-          hint,
-        },
-      )
-    ui.info(ui.err.yellow(`Stopped after ${sent} rows. ${hint}`))
-    throw error
-  } finally {
-    process.off('SIGINT', onSigint)
-    stop()
   }
-  await state.remove()
-  return outcomes
+  if (outcomes.some((o) => !o.ok)) session.exitCode = EXIT.error
+  await emit(session, flags, results)
+  summarize(session, flags, results)
 }
 
 export function registerBatchCommand(program: Command, session: Session): void {
@@ -202,56 +151,5 @@ Re-running the same file resumes: finished batches are replayed, never created t
 Exit status is 1 when any row failed; the failed rows are listed on stderr with their line numbers.
 `,
   )
-  command.action(async (file: string, flags: BatchFlags) => {
-    const { ui } = session
-    const label = file === '-' ? 'stdin' : file
-    const stopSpinner = ui.spin(`Reading ${label}…`)
-    const prepared = await prepare(session, file).finally(stopSpinner)
-    const { fileHash, checked, names } = prepared
-    reportInvalid(session, label, checked)
-    const invalid = checked.filter((row) => !row.ok)
-    const results: RowResult[] = invalid.map((row) => ({
-      line: row.line,
-      name: names.get(row.line) ?? '',
-      status: 'failed',
-      errors: row.ok ? [] : row.issues.map((i) => `${i.field}: ${i.message}`),
-    }))
-    session.exitCode = invalid.length > 0 ? EXIT.error : EXIT.ok
-    const valid = checked.flatMap((row) => (row.ok ? [row] : []))
-    if (checked.length === 0) {
-      ui.info(`${label} has a header but no rows: nothing to do.`)
-      return
-    }
-    if (flags.dryRun) {
-      for (const row of valid)
-        results.push({ line: row.line, name: names.get(row.line) ?? '', status: 'valid' })
-      await emit(session, flags, results)
-      ui.info(`Dry run: ${valid.length} of ${checked.length} rows are valid; nothing was sent.`)
-      return
-    }
-    const chunks = await makeChunks(valid, fileHash)
-    const outcomes =
-      chunks.length > 0 ? await runUpload(session, label, fileHash, chunks, invalid.length) : []
-    const rejected = outcomes.filter((o) => !o.ok)
-    if (rejected.length > 0) {
-      session.exitCode = EXIT.error
-      ui.info(ui.err.red(`${rejected.length} rows were rejected by the server:`))
-      for (const o of rejected) if (!o.ok) for (const e of o.errors) ui.info(`${label}:${o.line}: ${e}`)
-    }
-    for (const o of outcomes) {
-      const name = names.get(o.line) ?? ''
-      results.push(
-        o.ok
-          ? { line: o.line, name, status: 'created', code: o.code }
-          : { line: o.line, name, status: 'failed', errors: o.errors },
-      )
-    }
-    await emit(session, flags, results)
-    const failedLines = results.filter((r) => r.status === 'failed').map((r) => r.line)
-    const created = results.length - failedLines.length
-    const summary = `${created} created, ${failedLines.length} failed${failedLines.length ? ` (lines ${lineList(failedLines)})` : ''}.`
-    if (failedLines.length) ui.info(ui.err.red(summary))
-    else ui.success(summary)
-    if (flags.out) ui.info(`Results written to ${flags.out}`)
-  })
+  command.action((file: string, flags: BatchFlags) => runBatch(session, file, flags))
 }
