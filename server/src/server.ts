@@ -51,7 +51,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   )
   await migrateToLatest(handle.db)
   const ctx = createContext(config, handle, { ...options, logger })
-  const limits = new RateLimits(config)
+  const limits = new RateLimits(config, logger)
   const stopHousekeeping = scheduleHousekeeping(ctx)
   const scans = await startScanRecorder(ctx, options.scanBuffer)
   const redirects = createRedirectHandler(ctx, scans)

@@ -151,6 +151,22 @@ describe.each(dialects())('rate limits on %s', (dialect) => {
       }
     })
 
+    it('keeps serving, and limiting per process, while Redis is unreachable', async () => {
+      const isolated = await startServer({
+        dialect,
+        env: { REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_MINUTE: '3' },
+      })
+      try {
+        const client = api(isolated, isolated.apiKey)
+        const third = await spend(client, 3)
+        expect(third.status).toBe(200)
+        expectRateLimitHeaders(third, 3)
+        expectError(await client.get('/qr-codes'), 429, 'rate_limited')
+      } finally {
+        await isolated.close()
+      }
+    })
+
     it('uses RATE_LIMIT_PER_MINUTE as the default limit', async () => {
       const tight = await startServer({ dialect, env: { RATE_LIMIT_PER_MINUTE: '3' } })
       try {

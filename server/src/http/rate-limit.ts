@@ -6,6 +6,7 @@ import {
   RateLimiterRes,
 } from 'rate-limiter-flexible'
 import type { Config } from '../config.js'
+import type { Logger } from '../logger.js'
 
 export interface RateLimitState {
   limit: number
@@ -20,16 +21,31 @@ const WINDOW_SECONDS = 60
 /**
  * Fixed 60-second windows (DESIGN §4), one limiter per distinct per-minute limit so an
  * account's override needs no limiter of its own. Process-local, or shared through Redis
- * when REDIS_URL is set.
+ * when REDIS_URL is set. While Redis is unreachable each process counts on its own (the
+ * limiter's insurance), so an outage neither fails every request nor lifts the limit.
  */
 export class RateLimits {
   private readonly limiters = new Map<number, RateLimiterAbstract>()
   private readonly redis: Redis | undefined
+  private redisHealthy = true
 
-  constructor(private readonly config: Pick<Config, 'redisUrl' | 'rateLimitPerMinute'>) {
+  constructor(
+    private readonly config: Pick<Config, 'redisUrl' | 'rateLimitPerMinute'>,
+    logger?: Pick<Logger, 'warn' | 'info'>,
+  ) {
     this.redis = config.redisUrl
       ? new Redis(config.redisUrl, { enableOfflineQueue: false, lazyConnect: false })
       : undefined
+    // ioredis reconnects by itself; without a listener its errors are printed to the console.
+    // One warning per outage, not one per reconnect attempt.
+    this.redis?.on('error', (error: Error) => {
+      if (this.redisHealthy) logger?.warn({ err: error }, 'redis unreachable: rate limits are per process')
+      this.redisHealthy = false
+    })
+    this.redis?.on('ready', () => {
+      if (!this.redisHealthy) logger?.info('redis reachable again: rate limits are shared')
+      this.redisHealthy = true
+    })
   }
 
   get defaultLimit(): number {
@@ -41,7 +57,11 @@ export class RateLimits {
     if (!limiter) {
       const options = { points, duration: WINDOW_SECONDS, keyPrefix: `qrctl:rl:${points}` }
       limiter = this.redis
-        ? new RateLimiterRedis({ ...options, storeClient: this.redis })
+        ? new RateLimiterRedis({
+            ...options,
+            storeClient: this.redis,
+            insuranceLimiter: new RateLimiterMemory(options),
+          })
         : new RateLimiterMemory(options)
       this.limiters.set(points, limiter)
     }
@@ -65,6 +85,7 @@ export class RateLimits {
   }
 
   async close(): Promise<void> {
-    if (this.redis) await this.redis.quit().catch(() => undefined)
+    // quit() fails while disconnected; disconnect() then stops the reconnect attempts.
+    if (this.redis) await this.redis.quit().catch(() => this.redis?.disconnect())
   }
 }
