@@ -175,15 +175,19 @@ describe('the first output of a network command', () => {
       QRCTL_BASE_URL: `http://127.0.0.1:${port}`,
       QRCTL_API_KEY: `qrk_${'a'.repeat(40)}`,
     }
-    const samples = async (command: string) => {
-      const times: number[] = []
-      for (let i = 0; i < 5; i++) times.push(await firstByteMs(command, env))
-      return Math.min(...times)
-    }
+    // Interleaved, best of seven: both sides see the same load on a busy machine.
     const node = `'${process.execPath}'`
-    const baseline = await samples(`${node} -e "process.stderr.write('x'); setTimeout(() => {}, 5000)"`)
-    const cli = await samples(`${node} '${MAIN}' list 2>&1 >/dev/null`)
-    expect(cli - baseline).toBeLessThan(100)
+    const baselineCommand = `${node} -e "process.stderr.write('x'); setTimeout(() => {}, 5000)"`
+    const cliCommand = `${node} '${MAIN}' list 2>&1 >/dev/null`
+    let baseline = Number.POSITIVE_INFINITY
+    let cli = Number.POSITIVE_INFINITY
+    for (let i = 0; i < 7; i++) {
+      baseline = Math.min(baseline, await firstByteMs(baselineCommand, env))
+      cli = Math.min(cli, await firstByteMs(cliCommand, env))
+    }
+    expect(cli - baseline, `qrctl ${cli.toFixed(0)} ms, node alone ${baseline.toFixed(0)} ms`).toBeLessThan(
+      100,
+    )
   }, 60_000)
 
   it('shows the spinner on a terminal’s stderr only, never on a pipe', async () => {
