@@ -232,7 +232,7 @@ describe.each(dialects())('changing and deleting QR codes on %s', (dialect) => {
 
   describe('purge (runHousekeeping)', () => {
     it('removes codes deleted over 30 days ago and keeps younger deletions restorable', async () => {
-      const old = await createCode(client)
+      const old = await createCode(client, dynamicCode({ name: 'purged' }))
       const young = await createCode(client)
       const live = await createCode(client)
       await client.delete(`/qr-codes/${old.id}`)
@@ -247,6 +247,38 @@ describe.each(dialects())('changing and deleting QR codes on %s', (dialect) => {
       expectError(await client.post(`/qr-codes/${old.id}/restore`), 404, 'not_found')
       expect((await client.post(`/qr-codes/${young.id}/restore`)).status).toBe(200)
       expect((await runHousekeeping(server.ctx)).purgedCodes).toBe(0)
+    })
+
+    it('removes a purged code’s showcases and scans with it, from every table', async () => {
+      const code = await createCode(client, dynamicCode({ name: 'with history' }))
+      const showcase = await client.post('/showcases', { qrCodeId: code.id, title: 'Purged page' })
+      expect(showcase.status).toBe(201)
+      const scan = await fetch(code.shortUrl as string, {
+        redirect: 'manual',
+        headers: {
+          'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148 Safari/604.1',
+        },
+      })
+      expect(scan.status).toBe(302)
+      await server.running.scans.flush()
+      const tables = await server.ctx.db.introspection.getTables()
+      const withCode = tables.filter((t) => t.columns.some((c) => c.name === 'qr_code_id')).map((t) => t.name)
+      expect(withCode).toEqual(expect.arrayContaining(['showcases', 'scans']))
+      const rowsOf = async (table: string) =>
+        (
+          await server.ctx.db
+            .selectFrom(table as 'scans')
+            .select('qr_code_id')
+            .where('qr_code_id', '=', code.id)
+            .execute()
+        ).length
+      expect(await rowsOf('showcases')).toBe(1)
+      expect(await rowsOf('scans')).toBe(1)
+      await client.delete(`/qr-codes/${code.id}`)
+      clock.advance(30 * DAY + 1000)
+      await runHousekeeping(server.ctx)
+      expect(await rowOf(code.id)).toBeUndefined()
+      for (const table of withCode) expect(await rowsOf(table), table).toBe(0)
     })
   })
 })
