@@ -25,7 +25,13 @@ export const requestId: RequestHandler = (req, res, next) => {
   next()
 }
 
-/** One log line per request: no key, no address, no query string. */
+/** Anything shaped like an API key, in a path someone pasted one into. */
+const KEY_IN_PATH = /qrk_[A-Za-z0-9]*/g
+
+/**
+ * One log line per request: no key, no address, no query string. Unmatched requests log
+ * their path (useful for 404s) with anything key-shaped blanked out.
+ */
 export function requestLog(ctx: Ctx): RequestHandler {
   return (req, res, next) => {
     const start = process.hrtime.bigint()
@@ -34,7 +40,7 @@ export function requestLog(ctx: Ctx): RequestHandler {
         {
           requestId: req.id,
           method: req.method,
-          route: req.route?.path ?? req.path,
+          route: req.route?.path ?? req.path.replace(KEY_IN_PATH, 'qrk_[redacted]'),
           status: res.statusCode,
           ms: Number(process.hrtime.bigint() - start) / 1e6,
           accountId: req.auth?.accountId,
