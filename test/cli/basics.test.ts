@@ -94,6 +94,20 @@ describe('the binary', () => {
   )
 })
 
+it('stops quietly when the reader of stdout goes away (qrctl … | head)', async () => {
+  const child = spawn(process.execPath, [MAIN, 'render', '--content', 'https://example.com'], {
+    env: { PATH: process.env.PATH ?? '', ...home.env },
+  })
+  child.stdout.destroy()
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  expect(stderr).toBe('')
+  expect(code).toBe(0)
+})
+
 describe('usage errors exit 2, on stderr', () => {
   it.each([
     [['frobnicate'], /unknown command 'frobnicate'/],
