@@ -1,13 +1,16 @@
-import { type Kysely, PostgresAdapter } from 'kysely'
+import { type Kysely, PostgresAdapter, sql } from 'kysely'
 
 // Frozen: migrations never import application code.
 // Every table references qr_codes with ON DELETE CASCADE: the hourly purge hard-deletes
 // codes, and their scans and rollups go with them.
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against any schema version
 export async function up(db: Kysely<any>): Promise<void> {
+  const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter
+  // On SQLite the rollups are stored in primary-key order (no rowid), so a code's days and
+  // values are read as one contiguous range, without a lookup per row.
+  const clustered = isPostgres ? sql`` : sql`without rowid`
   // One row per counted scan, as recorded. No raw IP: visitor_id is an HMAC. The id is a
   // growing integer (SQLite's rowid, a PostgreSQL bigserial): appends stay cheap at scan rates.
-  const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter
   await db.schema
     .createTable('scans')
     .addColumn('id', isPostgres ? 'bigserial' : 'integer', (c) => c.primaryKey())
@@ -36,6 +39,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('value', 'text', (c) => c.notNull())
     .addColumn('count', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('scan_daily_pk', ['qr_code_id', 'dimension', 'day', 'value'])
+    .modifyEnd(clustered)
     .execute()
 
   // The same counts over the code's whole life, so period=all reads one row per value.
@@ -46,6 +50,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('value', 'text', (c) => c.notNull())
     .addColumn('count', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('scan_totals_pk', ['qr_code_id', 'dimension', 'value'])
+    .modifyEnd(clustered)
     .execute()
 
   // Each visitor of a code once, with the UTC day of their latest scan.
@@ -55,6 +60,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('visitor_id', 'text', (c) => c.notNull())
     .addColumn('last_day', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('scan_visitors_pk', ['qr_code_id', 'visitor_id'])
+    .modifyEnd(clustered)
     .execute()
 
   // How many of a code's visitors were last seen on each day: the distinct visitors of a
@@ -65,6 +71,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('day', 'text', (c) => c.notNull())
     .addColumn('count', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('scan_visitor_days_pk', ['qr_code_id', 'day'])
+    .modifyEnd(clustered)
     .execute()
 }
 

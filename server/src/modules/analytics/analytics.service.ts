@@ -2,7 +2,7 @@ import type { Analytics, NameCount, Period } from '@qrctl/contract'
 import type { Ctx } from '../../context.js'
 import { addDays } from '../../lib/clock.js'
 import { getQrCodeRecordOrThrow } from '../qr-codes/qr-codes.service.js'
-import { DIMENSIONS, type Dimension } from '../scans/scans.service.js'
+import { DIMENSIONS, type Dimension } from '../scans/scan-rollup.js'
 import * as repo from './analytics.repository.js'
 
 const WINDOW_DAYS: Record<Exclude<Period, 'all'>, number> = { '7d': 7, '30d': 30, '90d': 90 }

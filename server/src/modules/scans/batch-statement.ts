@@ -1,11 +1,17 @@
 import { type Compilable, CompiledQuery } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
 
+/**
+ * Lets waiting requests run between the statements of a batch: SQLite runs each one
+ * synchronously, so a large batch would otherwise hold the event loop for its whole length.
+ */
+export const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve))
+
 /** Rows per statement, a power of two: at 10 columns well under SQLite's 32,766 bound parameters. */
 const MAX_ROWS = 512
 
 /** 1000 rows → 512, 256, 128, 64, 32, 8: a handful of shapes to compile, whatever the batch. */
-function* statementSizes(count: number): Generator<number> {
+export function* statementSizes(count: number): Generator<number> {
   while (count > 0) {
     const size = count >= MAX_ROWS ? MAX_ROWS : 2 ** Math.floor(Math.log2(count))
     yield size
@@ -14,40 +20,61 @@ function* statementSizes(count: number): Generator<number> {
 }
 
 /**
- * A multi-row statement of one fixed shape, compiled by Kysely once per dialect and row
- * count and then run with fresh parameters. Building a 500-row insert through Kysely costs
- * more than SQLite's work to store it, and scan batches are written every second.
+ * A query of one fixed shape, compiled by Kysely once per dialect and size and then run
+ * with fresh parameters. Building a 500-row statement through Kysely costs more than
+ * SQLite's work to run it, and scan batches are written every second.
  */
-export class BatchStatement<Row extends object> {
+export class QueryShape<Input> {
   private readonly compiled = new Map<string, string>()
 
   constructor(
-    private readonly columns: readonly (keyof Row & string)[],
-    private readonly build: (db: Db, rows: Row[]) => Compilable,
+    private readonly build: (db: Db, input: Input) => Compilable,
+    private readonly parameters: (input: Input) => unknown[],
   ) {}
+
+  async execute<R>(db: Db, dialect: Dialect, size: number, input: Input): Promise<R[]> {
+    const parameters = this.parameters(input)
+    const key = `${dialect}:${size}`
+    let text = this.compiled.get(key)
+    if (text === undefined) {
+      const query = this.build(db, input).compile()
+      if (
+        query.parameters.length !== parameters.length ||
+        query.parameters.some((p, i) => p !== parameters[i])
+      )
+        throw new Error('query shape: compiled parameters differ from the given ones')
+      text = query.sql
+      this.compiled.set(key, text)
+    }
+    return (await db.executeQuery<R>(CompiledQuery.raw(text, parameters))).rows
+  }
+}
+
+/** A multi-row insert or upsert of fixed columns, in statements of a few fixed sizes. */
+export class BatchStatement<Row extends object> {
+  private readonly shape: QueryShape<Row[]>
+
+  constructor(
+    private readonly columns: readonly (keyof Row & string)[],
+    build: (db: Db, rows: Row[]) => Compilable,
+  ) {
+    // Rows are rebuilt with exactly these columns, in this order, so the parameters line up.
+    this.shape = new QueryShape(
+      (db, rows) =>
+        build(
+          db,
+          rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c]])) as Row),
+        ),
+      (rows) => rows.flatMap((row) => this.columns.map((column) => row[column])),
+    )
+  }
 
   async run(db: Db, dialect: Dialect, rows: Row[]): Promise<void> {
     let offset = 0
     for (const size of statementSizes(rows.length)) {
-      const part = rows.slice(offset, offset + size)
+      if (offset > 0) await yieldToRequests()
+      await this.shape.execute(db, dialect, size, rows.slice(offset, offset + size))
       offset += size
-      const parameters: unknown[] = []
-      for (const row of part) for (const column of this.columns) parameters.push(row[column])
-      await db.executeQuery(CompiledQuery.raw(this.sqlFor(db, dialect, part), parameters))
     }
-  }
-
-  private sqlFor(db: Db, dialect: Dialect, part: Row[]): string {
-    const key = `${dialect}:${part.length}`
-    const cached = this.compiled.get(key)
-    if (cached !== undefined) return cached
-    // Rows rebuilt with exactly these columns, in this order, so the parameters line up.
-    const shaped = part.map((row) => Object.fromEntries(this.columns.map((c) => [c, row[c]])) as Row)
-    const query = this.build(db, shaped).compile()
-    const expected = shaped.flatMap((row) => this.columns.map((c) => row[c]))
-    if (query.parameters.length !== expected.length || query.parameters.some((p, i) => p !== expected[i]))
-      throw new Error('batch statement: compiled parameters do not follow the column order')
-    this.compiled.set(key, query.sql)
-    return query.sql
   }
 }

@@ -3,10 +3,15 @@ import { scanMetrics } from './scan-metrics.js'
 import type { ScanEvent } from './scans.service.js'
 
 export interface ScanBufferOptions {
-  /** A batch is written once this many scans wait (and at most this many per transaction). */
+  /** A batch is written once this many scans wait… */
   maxBatch: number
   /** …and at least this often while any wait (DESIGN §7: at least once a second). */
   intervalMs: number
+  /**
+   * At most this many per transaction. A write takes everything that waits, so under heavy
+   * load batches grow and each scan costs less (rollup rows and pages are shared).
+   */
+  maxWrite: number
   /** While the database is unreachable, keep at most this many; the oldest go first. */
   maxPending: number
 }
@@ -14,6 +19,7 @@ export interface ScanBufferOptions {
 export const DEFAULT_BUFFER_OPTIONS: ScanBufferOptions = {
   maxBatch: 1000,
   intervalMs: 1000,
+  maxWrite: 10_000,
   maxPending: 200_000,
 }
 
@@ -54,7 +60,7 @@ export class ScanBuffer {
   flush(): Promise<void> {
     if (this.writing) return this.writing.then(() => this.flush())
     if (this.events.length === 0) return Promise.resolve()
-    const batch = this.events.splice(0, this.options.maxBatch)
+    const batch = this.events.splice(0, this.options.maxWrite)
     this.writing = this.writeBatch(batch).finally(() => {
       this.writing = undefined
       if (this.events.length >= this.options.maxBatch) void this.flush()

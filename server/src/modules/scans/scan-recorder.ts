@@ -3,6 +3,7 @@ import { openGeoIp } from '../../geo/geoip.js'
 import { ScanBuffer, type ScanBufferOptions } from './scan-buffer.js'
 import { referrerHost, userAgentDetails, visitorId } from './scan-details.js'
 import { loadVisitorSecret, writeScans } from './scans.service.js'
+import { SeenVisitors } from './seen-visitors.js'
 
 export interface ScanRequest {
   qrCodeId: string
@@ -29,7 +30,8 @@ export async function startScanRecorder(
   options: Partial<ScanBufferOptions> = {},
 ): Promise<ScanRecorder> {
   const [secret, geoip] = await Promise.all([loadVisitorSecret(ctx), openGeoIp(ctx.config.geoipDb)])
-  const buffer = new ScanBuffer((events) => writeScans(ctx, events), ctx.logger, options)
+  const seen = new SeenVisitors()
+  const buffer = new ScanBuffer((events) => writeScans(ctx, events, seen), ctx.logger, options)
   buffer.start()
   return {
     record({ qrCodeId, ip, userAgent, referer }) {

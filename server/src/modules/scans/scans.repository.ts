@@ -7,7 +7,7 @@ import type {
   ScanVisitorDaysTable,
   ScanVisitorsTable,
 } from '../../db/schema.js'
-import { BatchStatement } from './batch-statement.js'
+import { BatchStatement, QueryShape, statementSizes } from './batch-statement.js'
 
 const VISITOR_SECRET_KEY = 'visitor_secret'
 
@@ -102,29 +102,42 @@ export async function addTotalCounts(db: Db, dialect: Dialect, rows: ScanTotalsT
   await addTotalRows.run(db, dialect, rows)
 }
 
+const findVisitorRows = (forUpdate: boolean) =>
+  new QueryShape<{ qrCodeId: string; visitorIds: string[] }>(
+    (db, { qrCodeId, visitorIds }) => {
+      const query = db
+        .selectFrom('scan_visitors')
+        .select(['qr_code_id', 'visitor_id', 'last_day'])
+        .where('qr_code_id', '=', qrCodeId)
+        .where('visitor_id', 'in', visitorIds)
+      return forUpdate ? query.forUpdate() : query
+    },
+    ({ qrCodeId, visitorIds }) => [qrCodeId, ...visitorIds],
+  )
+const findVisitors = { sqlite: findVisitorRows(false), postgres: findVisitorRows(true) }
+
 /**
- * The last day of these visitors of these codes. On PostgreSQL the rows stay locked until
- * the transaction ends, so two processes cannot both move the same visitor (SQLite writes
- * one transaction at a time anyway and has no FOR UPDATE).
+ * The stored last day of these visitors of one code. On PostgreSQL the rows stay locked
+ * until the transaction ends, so two processes cannot both move the same visitor (SQLite
+ * writes one transaction at a time anyway and has no FOR UPDATE).
  */
 export async function findVisitorLastDays(
   db: Db,
   dialect: Dialect,
-  qrCodeIds: string[],
+  qrCodeId: string,
   visitorIds: string[],
 ): Promise<ScanVisitorsTable[]> {
   const found: ScanVisitorsTable[] = []
-  for (const codes of chunks(qrCodeIds)) {
-    for (const visitors of chunks(visitorIds)) {
-      const query = db
-        .selectFrom('scan_visitors')
-        .select(['qr_code_id', 'visitor_id', 'last_day'])
-        .where('qr_code_id', 'in', codes)
-        .where('visitor_id', 'in', visitors)
-        .orderBy('qr_code_id')
-        .orderBy('visitor_id')
-      found.push(...(await (dialect === 'postgres' ? query.forUpdate() : query).execute()))
-    }
+  let offset = 0
+  for (const size of statementSizes(visitorIds.length)) {
+    const part = visitorIds.slice(offset, offset + size)
+    offset += size
+    found.push(
+      ...(await findVisitors[dialect].execute<ScanVisitorsTable>(db, dialect, size, {
+        qrCodeId,
+        visitorIds: part,
+      })),
+    )
   }
   return found
 }

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import type { Ctx } from '../../context.js'
-import type { ScanDailyTable, ScanTotalsTable, ScanVisitorsTable } from '../../db/schema.js'
+import type { ScanVisitorsTable } from '../../db/schema.js'
+import { yieldToRequests } from './batch-statement.js'
 import type { Device } from './scan-details.js'
 import { isRetryableWriteError } from './scan-errors.js'
+import { rollUp } from './scan-rollup.js'
 import * as repo from './scans.repository.js'
+import type { SeenVisitors } from './seen-visitors.js'
 
 /** One counted scan, as the redirect saw it. No address: only the visitor's HMAC. */
 export interface ScanEvent {
@@ -20,12 +23,6 @@ export interface ScanEvent {
   referrer: string | null
 }
 
-/** The dimensions analytics ranks; `scans` (value '') counts every scan. */
-export const DIMENSIONS = ['device', 'browser', 'os', 'country', 'city', 'referrer'] as const
-export type Dimension = (typeof DIMENSIONS)[number]
-export const ALL_SCANS = 'scans'
-export const UNKNOWN = 'Unknown'
-
 /** VISITOR_SECRET when configured, else the one stored in `settings`, generated on first use. */
 export async function loadVisitorSecret(ctx: Pick<Ctx, 'db' | 'config'>): Promise<string> {
   if (ctx.config.visitorSecret) return ctx.config.visitorSecret
@@ -37,65 +34,28 @@ export async function loadVisitorSecret(ctx: Pick<Ctx, 'db' | 'config'>): Promis
   return secret
 }
 
-interface Rollup {
-  scansPerCode: Map<string, number>
-  daily: ScanDailyTable[]
-  totals: ScanTotalsTable[]
-  /** Each (code, visitor) once, with the latest day in the batch; sorted. */
-  visitors: ScanVisitorsTable[]
-}
-
-function count<T extends { count: number }>(map: Map<string, T>, key: string, row: () => T): void {
-  const existing = map.get(key)
-  if (existing) existing.count++
-  else map.set(key, row())
-}
-
-/** Sums a batch per code, day, dimension and value. Sorted, so concurrent writers lock rows in one order. */
-export function rollUp(events: ScanEvent[]): Rollup {
-  const scansPerCode = new Map<string, number>()
-  const daily = new Map<string, ScanDailyTable>()
-  const totals = new Map<string, ScanTotalsTable>()
-  const visitors = new Map<string, ScanVisitorsTable>()
-  for (const event of events) {
-    const qr_code_id = event.qrCodeId
-    const day = event.scannedAt.slice(0, 10)
-    scansPerCode.set(qr_code_id, (scansPerCode.get(qr_code_id) ?? 0) + 1)
-    const values: [string, string][] = [
-      [ALL_SCANS, ''],
-      ['device', event.device],
-      ['browser', event.browser ?? UNKNOWN],
-      ['os', event.os ?? UNKNOWN],
-      ['country', event.country ?? UNKNOWN],
-      ['city', event.city ?? UNKNOWN],
-      ['referrer', event.referrer ?? UNKNOWN],
-    ]
-    for (const [dimension, value] of values) {
-      const key = `${qr_code_id}\0${dimension}\0${value}`
-      count(daily, `${key}\0${day}`, () => ({ qr_code_id, dimension, day, value, count: 1 }))
-      count(totals, key, () => ({ qr_code_id, dimension, value, count: 1 }))
-    }
-    const visitorKey = `${qr_code_id}\0${event.visitorId}`
-    const seen = visitors.get(visitorKey)
-    if (!seen) visitors.set(visitorKey, { qr_code_id, visitor_id: event.visitorId, last_day: day })
-    else if (day > seen.last_day) seen.last_day = day
-  }
-  const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
-  const sorted = <T>(map: Map<string, T>) => [...map.entries()].sort(byKey).map(([, row]) => row)
-  return { scansPerCode, daily: sorted(daily), totals: sorted(totals), visitors: sorted(visitors) }
-}
-
 /**
  * Moves each visitor's last-seen day forward and the histogram with it: a new visitor adds
  * one to their day; a returning one leaves their old day for the new one.
  */
-async function updateVisitors(ctx: Pick<Ctx, 'db' | 'dialect'>, visitors: ScanVisitorsTable[]) {
+async function updateVisitors(
+  ctx: Pick<Ctx, 'db' | 'dialect'>,
+  batch: ScanVisitorsTable[],
+  seen: SeenVisitors | undefined,
+) {
+  const visitors = seen ? batch.filter((v) => !seen.isCurrent(v.qr_code_id, v.visitor_id, v.last_day)) : batch
   if (visitors.length === 0) return
-  const codes = [...new Set(visitors.map((v) => v.qr_code_id))]
-  const ids = [...new Set(visitors.map((v) => v.visitor_id))]
   const stored = new Map<string, string>()
-  for (const row of await repo.findVisitorLastDays(ctx.db, ctx.dialect, codes, ids))
-    stored.set(`${row.qr_code_id}\0${row.visitor_id}`, row.last_day)
+  // Visitors come sorted by code: one lookup per code.
+  for (let start = 0; start < visitors.length; ) {
+    const qrCodeId = visitors[start]?.qr_code_id as string
+    let end = start
+    while (end < visitors.length && visitors[end]?.qr_code_id === qrCodeId) end++
+    const ids = visitors.slice(start, end).map((v) => v.visitor_id)
+    for (const row of await repo.findVisitorLastDays(ctx.db, ctx.dialect, qrCodeId, ids))
+      stored.set(`${row.qr_code_id}\0${row.visitor_id}`, row.last_day)
+    start = end
+  }
   const added: ScanVisitorsTable[] = []
   const moved: ScanVisitorsTable[] = []
   const deltas = new Map<string, { qr_code_id: string; day: string; count: number }>()
@@ -132,11 +92,15 @@ const ATTEMPTS = 3
  * `qr_codes.total_scans` and every rollup analytics reads, so the two never disagree.
  * Scans of codes purged meanwhile are dropped. Returns how many scans were stored.
  */
-export async function writeScans(ctx: Pick<Ctx, 'db' | 'dialect'>, events: ScanEvent[]): Promise<number> {
+export async function writeScans(
+  ctx: Pick<Ctx, 'db' | 'dialect'>,
+  events: ScanEvent[],
+  seen?: SeenVisitors,
+): Promise<number> {
   if (events.length === 0) return 0
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.db.transaction().execute(async (trx) => {
+      const { kept, visitors } = await ctx.db.transaction().execute(async (trx) => {
         const tx = { db: trx, dialect: ctx.dialect }
         const existing = await repo.findExistingCodeIds(trx, [...new Set(events.map((e) => e.qrCodeId))])
         const kept = events.filter((e) => existing.has(e.qrCodeId))
@@ -156,13 +120,17 @@ export async function writeScans(ctx: Pick<Ctx, 'db' | 'dialect'>, events: ScanE
             referrer: e.referrer,
           })),
         )
+        await yieldToRequests()
         for (const [qrCodeId, n] of [...rollup.scansPerCode].sort(([a], [b]) => (a < b ? -1 : 1)))
           await repo.addTotalScans(trx, qrCodeId, n)
         await repo.addDailyCounts(trx, ctx.dialect, rollup.daily)
         await repo.addTotalCounts(trx, ctx.dialect, rollup.totals)
-        await updateVisitors(tx, rollup.visitors)
-        return kept.length
+        await yieldToRequests()
+        await updateVisitors(tx, rollup.visitors, seen)
+        return { kept: kept.length, visitors: rollup.visitors }
       })
+      seen?.remember(visitors)
+      return kept
     } catch (error) {
       // A concurrent writer added the same visitor, or PostgreSQL picked this one as a deadlock victim.
       if (attempt >= ATTEMPTS || !isRetryableWriteError(error)) throw error

@@ -1,0 +1,88 @@
+import type { ScanDailyTable, ScanTotalsTable, ScanVisitorsTable } from '../../db/schema.js'
+import type { ScanEvent } from './scans.service.js'
+
+/** The dimensions analytics ranks. */
+export const DIMENSIONS = ['device', 'browser', 'os', 'country', 'city', 'referrer'] as const
+export type Dimension = (typeof DIMENSIONS)[number]
+/** The rollup dimension that counts every scan (its value is ''). */
+export const ALL_SCANS = 'scans'
+export const UNKNOWN = 'Unknown'
+
+// Rollup dimensions in name order, so rows come out sorted without a sort of the whole batch.
+const STORED = ['browser', 'city', 'country', 'device', 'os', 'referrer', ALL_SCANS] as const
+
+interface CodeTally {
+  scans: number
+  /** day → one Map (value → count) per STORED dimension */
+  days: Map<string, Map<string, number>[]>
+  /** visitor id → latest day in the batch */
+  visitors: Map<string, string>
+}
+
+export interface Rollup {
+  scansPerCode: Map<string, number>
+  daily: ScanDailyTable[]
+  totals: ScanTotalsTable[]
+  /** Each (code, visitor) once, with the latest day in the batch. */
+  visitors: ScanVisitorsTable[]
+}
+
+function bump(counts: Map<string, number> | undefined, value: string): void {
+  counts?.set(value, (counts.get(value) ?? 0) + 1)
+}
+
+const sortedKeys = <K>(map: Map<K, unknown>): K[] => [...map.keys()].sort()
+
+/**
+ * Sums a batch per code, day, dimension and value, keyed by the values themselves (no
+ * composite string per dimension). Every list comes out in key order, so concurrent writers
+ * lock rows in the same order.
+ */
+export function rollUp(events: ScanEvent[]): Rollup {
+  const codes = new Map<string, CodeTally>()
+  for (const event of events) {
+    let tally = codes.get(event.qrCodeId)
+    if (!tally) {
+      tally = { scans: 0, days: new Map(), visitors: new Map() }
+      codes.set(event.qrCodeId, tally)
+    }
+    tally.scans++
+    const day = event.scannedAt.slice(0, 10)
+    let dims = tally.days.get(day)
+    if (!dims) {
+      dims = STORED.map(() => new Map<string, number>())
+      tally.days.set(day, dims)
+    }
+    bump(dims[0], event.browser ?? UNKNOWN)
+    bump(dims[1], event.city ?? UNKNOWN)
+    bump(dims[2], event.country ?? UNKNOWN)
+    bump(dims[3], event.device)
+    bump(dims[4], event.os ?? UNKNOWN)
+    bump(dims[5], event.referrer ?? UNKNOWN)
+    bump(dims[6], '')
+    const last = tally.visitors.get(event.visitorId)
+    if (last === undefined || day > last) tally.visitors.set(event.visitorId, day)
+  }
+  const rollup: Rollup = { scansPerCode: new Map(), daily: [], totals: [], visitors: [] }
+  for (const qr_code_id of sortedKeys(codes)) {
+    const tally = codes.get(qr_code_id) as CodeTally
+    rollup.scansPerCode.set(qr_code_id, tally.scans)
+    const days = sortedKeys(tally.days)
+    STORED.forEach((dimension, d) => {
+      const total = new Map<string, number>()
+      for (const day of days) {
+        const counts = tally.days.get(day)?.[d] ?? new Map<string, number>()
+        for (const value of sortedKeys(counts)) {
+          const count = counts.get(value) ?? 0
+          rollup.daily.push({ qr_code_id, dimension, day, value, count })
+          total.set(value, (total.get(value) ?? 0) + count)
+        }
+      }
+      for (const value of sortedKeys(total))
+        rollup.totals.push({ qr_code_id, dimension, value, count: total.get(value) ?? 0 })
+    })
+    for (const visitor_id of sortedKeys(tally.visitors))
+      rollup.visitors.push({ qr_code_id, visitor_id, last_day: tally.visitors.get(visitor_id) ?? '' })
+  }
+  return rollup
+}
