@@ -10,6 +10,8 @@ export interface Column<T> {
   display?: (row: T) => string
   /** Shrinks (with …) when the table is wider than the terminal. */
   shrink?: boolean
+  /** Left out of a table too wide for the terminal; the highest number goes first. */
+  dropOrder?: number
   style?: (text: string, color: ChalkInstance, row: T) => string
 }
 
@@ -31,24 +33,53 @@ function truncate(text: string, width: number): string {
   return width <= 1 ? text.slice(0, width) : `${text.slice(0, width - 1)}…`
 }
 
-/** Columns sized to their content; shrinkable ones give way, widest first, until the table fits. */
-function columnWidths<T>(rows: readonly T[], columns: readonly Column<T>[], maxWidth: number): number[] {
-  const widths = columns.map((c) =>
-    Math.max(c.header.length, ...rows.map((r) => oneLine(shown(c, r)).length)),
-  )
-  const gap = 2 * (columns.length - 1)
-  let over = widths.reduce((a, b) => a + b, 0) + gap - maxWidth
-  while (over > 0) {
+/** Narrows shrinkable columns, widest first, down to `floor` characters, while the table is too wide. */
+function shrinkTo(
+  widths: number[],
+  columns: readonly Pick<Column<never>, 'header' | 'shrink'>[],
+  over: number,
+  floor: number,
+): void {
+  let left = over
+  while (left > 0) {
     let widest = -1
     for (const [i, column] of columns.entries()) {
-      if (!column.shrink || (widths[i] ?? 0) <= Math.max(8, column.header.length)) continue
+      if (!column.shrink || (widths[i] ?? 0) <= Math.max(floor, column.header.length)) continue
       if (widest === -1 || (widths[i] ?? 0) > (widths[widest] ?? 0)) widest = i
     }
     if (widest === -1) break
     widths[widest] = (widths[widest] ?? 0) - 1
-    over--
+    left--
   }
-  return widths
+}
+
+/**
+ * Fits a table to the terminal: columns sized to their content. When that is too wide,
+ * optional columns go (highest `dropOrder` first) until the table would fit with its
+ * shrinkable columns cut to 16 characters; then those shrink, widest first, only as far as
+ * needed (never below 8). What still does not fit wraps.
+ */
+function layout<T>(rows: readonly T[], all: readonly Column<T>[], maxWidth: number) {
+  let columns = [...all]
+  let widths = columns.map((c) => Math.max(c.header.length, ...rows.map((r) => oneLine(shown(c, r)).length)))
+  const total = (ws: readonly number[]) => ws.reduce((a, b) => a + b, 0) + 2 * (ws.length - 1)
+  const comfortable = () =>
+    total(
+      widths.map((w, i) =>
+        columns[i]?.shrink ? Math.min(w, Math.max(16, columns[i]?.header.length ?? 0)) : w,
+      ),
+    )
+  const droppable = columns
+    .filter((c) => c.dropOrder !== undefined)
+    .sort((a, b) => (b.dropOrder ?? 0) - (a.dropOrder ?? 0))
+  for (const column of droppable) {
+    if (comfortable() <= maxWidth) break
+    const i = columns.indexOf(column)
+    columns = columns.filter((_, j) => j !== i)
+    widths = widths.filter((_, j) => j !== i)
+  }
+  shrinkTo(widths, columns, total(widths) - maxWidth, 8)
+  return { columns, widths }
 }
 
 function oneLine(text: string): string {
@@ -56,8 +87,8 @@ function oneLine(text: string): string {
 }
 
 /** An aligned table with a dim header row, fitted to the terminal width. */
-export function formatTable<T>(rows: readonly T[], columns: readonly Column<T>[], ui: Ui): string {
-  const widths = columnWidths(rows, columns, ui.columns)
+export function formatTable<T>(rows: readonly T[], all: readonly Column<T>[], ui: Ui): string {
+  const { columns, widths } = layout(rows, all, ui.columns)
   const color = ui.out
   const line = (cells: string[]) => cells.join('  ').trimEnd()
   const header = line(columns.map((c, i) => color.bold(c.header.padEnd(widths[i] ?? 0))))

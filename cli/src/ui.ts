@@ -37,6 +37,8 @@ export class Ui {
   readonly out: ChalkInstance
   /** Colours for stderr. */
   readonly err: ChalkInstance
+  /** Whether stderr takes `\r` redraws (spinner, progress bar). */
+  readonly canAnimate: boolean
   #spinner: NodeJS.Timeout | undefined
   #spinnerText = ''
 
@@ -57,9 +59,6 @@ export class Ui {
     // A dumb terminal cannot move the cursor back, so the spinner would print every frame.
     this.canAnimate = this.stderrIsTty && !dumb
   }
-
-  /** Whether stderr takes `\r` redraws (spinner, progress bar). */
-  readonly canAnimate: boolean
 
   /** Terminal width for tables; 80 when unknown. */
   get columns(): number {

@@ -68,7 +68,7 @@ describe('qrctl key', () => {
 
   it('shows a table on a terminal', async () => {
     const res = await runCli(['key', 'list'], { env, tty: 'stdout' })
-    expect(plain(res.stdout)).toMatch(/^ID +NAME +ENVIRONMENT +SCOPE +KEY +CREATED +LAST USED +EXPIRES/)
+    expect(plain(res.stdout)).toMatch(/^ID +NAME +ENVIRONMENT +SCOPE +KEY +LAST USED +EXPIRES/)
   })
 
   it('revoke needs --yes off a terminal; a revoked key exits 4', async () => {

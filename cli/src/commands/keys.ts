@@ -13,7 +13,7 @@ const KEY_COLUMNS: Column<ApiKey>[] = [
   { header: 'ENVIRONMENT', value: (k) => k.environment ?? '', display: (k) => k.environment ?? '-' },
   { header: 'SCOPE', value: (k) => k.scope },
   { header: 'KEY', value: (k) => `${k.prefix}…${k.lastFour}` },
-  { header: 'CREATED', value: (k) => k.createdAt, display: (k) => shortTime(k.createdAt) },
+  { header: 'CREATED', value: (k) => k.createdAt, display: (k) => shortTime(k.createdAt), dropOrder: 2 },
   {
     header: 'LAST USED',
     value: (k) => k.lastUsedAt ?? '',

@@ -19,17 +19,17 @@ export const QR_CODE_COLUMNS: Column<QrCode>[] = [
   { header: 'ID', value: (c) => c.id },
   { header: 'NAME', value: (c) => c.name, shrink: true },
   { header: 'TYPE', value: (c) => c.type },
-  { header: 'CONTENT TYPE', value: (c) => c.contentType },
+  { header: 'CONTENT TYPE', value: (c) => c.contentType, dropOrder: 3 },
   { header: 'CONTENT', value: (c) => c.content, shrink: true },
   { header: 'SHORT URL', value: (c) => c.shortUrl ?? '', display: (c) => c.shortUrl ?? '-' },
-  { header: 'SCANS', value: (c) => String(c.totalScans) },
+  { header: 'SCANS', value: (c) => String(c.totalScans), dropOrder: 1 },
   {
     header: 'ACTIVE',
     value: (c) => String(c.isActive),
     display: (c) => (c.isActive ? 'yes' : 'no'),
     style: (text, color, c) => (c.isActive ? text : color.yellow(text)),
   },
-  { header: 'CREATED', value: (c) => c.createdAt, display: (c) => shortTime(c.createdAt) },
+  { header: 'CREATED', value: (c) => c.createdAt, display: (c) => shortTime(c.createdAt), dropOrder: 2 },
 ]
 
 /** `qrctl get` on a terminal. */

@@ -15,10 +15,10 @@ const COLUMNS: Column<Showcase>[] = [
   { header: 'TEMPLATE', value: (s) => s.template },
   { header: 'ACTIVE', value: (s) => String(s.isActive), display: (s) => (s.isActive ? 'yes' : 'no') },
   { header: 'VIEWS', value: (s) => String(s.viewCount) },
-  { header: 'DOWNLOADS', value: (s) => String(s.downloadCount) },
+  { header: 'DOWNLOADS', value: (s) => String(s.downloadCount), dropOrder: 1 },
   { header: 'URL', value: (s) => s.url, shrink: true },
-  { header: 'QR CODE', value: (s) => s.qrCodeId },
-  { header: 'CREATED', value: (s) => s.createdAt, display: (s) => shortTime(s.createdAt) },
+  { header: 'QR CODE', value: (s) => s.qrCodeId, dropOrder: 3 },
+  { header: 'CREATED', value: (s) => s.createdAt, display: (s) => shortTime(s.createdAt), dropOrder: 2 },
 ]
 
 const FIELDS: Column<Showcase>[] = [
