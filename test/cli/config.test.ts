@@ -125,6 +125,13 @@ describe('logout', () => {
     expect(list.stderr).toContain('qrctl login')
   })
 
+  it('says so on a terminal', async () => {
+    await login(server.apiKey)
+    const res = await runCli(['logout'], { env: home.env, tty: 'both' })
+    expect(res.code).toBe(0)
+    expect(plain(res.stdout)).toContain("✓ Logged out (profile 'default')")
+  })
+
   it('is a no-op when not logged in', async () => {
     const res = await runCli(['logout'], { env: home.env })
     expect(res.code).toBe(0)

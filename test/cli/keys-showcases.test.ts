@@ -66,7 +66,11 @@ describe('qrctl key', () => {
     expect(key.secret).toMatch(API_KEY_PATTERN)
   })
 
-  it('shows a table on a terminal', async () => {
+  it('on a terminal: the secret alone on stdout, the reminder on stderr; list as a table', async () => {
+    const created = await runCli(['key', 'create', '--name', 'Laptop'], { env, tty: 'stdout' })
+    expect(created.code).toBe(0)
+    expect(created.stdout.trimEnd()).toMatch(API_KEY_PATTERN)
+    expect(created.stderr).toContain("Created key 'Laptop'")
     const res = await runCli(['key', 'list'], { env, tty: 'stdout' })
     expect(plain(res.stdout)).toMatch(/^ID +NAME +ENVIRONMENT +SCOPE +KEY +LAST USED +EXPIRES/)
   })
@@ -226,6 +230,20 @@ describe('qrctl showcase', () => {
     expect(res.code).toBe(1)
     expect(res.stderr).toMatch(/HTTP 404 not_found/)
     expect((await runCli(['showcase', 'get', MISSING], { env })).code).toBe(1)
+  })
+
+  it('lists showcases as a table on a terminal, with a hint when there are none', async () => {
+    const none = await runCli(['showcase', 'list'], { env, tty: 'both' })
+    expect(none.code).toBe(0)
+    expect(plain(none.stdout)).toContain('No showcases found')
+    await sdk.showcases.create({ qrCodeId: code.id, title: 'Page' })
+    const res = await runCli(['showcase', 'list'], { env, tty: 'stdout' })
+    expect(plain(res.stdout)).toMatch(/^ID +TITLE +SLUG +TEMPLATE +ACTIVE +VIEWS/)
+    const created = await runCli(['showcase', 'create', '--code', code.id, '--title', 'Second'], {
+      env,
+      tty: 'both',
+    })
+    expect(plain(created.stdout)).toMatch(/✓ Created showcase http:\/\/127\.0\.0\.1:\d+\/s\/second/)
   })
 
   it('lists nothing with exit 0; --all walks every page', async () => {

@@ -285,6 +285,18 @@ describe('get, update, restore', () => {
     expect((await runCli(['update', code.id, '--active', '--inactive'], { env })).code).toBe(2)
   })
 
+  it('shows the updated and the restored code on a terminal, with a success line', async () => {
+    const code = await createDynamic()
+    const updated = await runCli(['update', code.id, '--name', 'Renamed'], { env, tty: 'both' })
+    expect(updated.code).toBe(0)
+    expect(plain(updated.stdout)).toMatch(/Name +Renamed\n/)
+    expect(plain(updated.stdout)).toContain(`✓ Updated ${code.id}`)
+    await sdk.qrCodes.delete(code.id)
+    const restored = await runCli(['restore', code.id], { env, tty: 'both' })
+    expect(restored.code).toBe(0)
+    expect(plain(restored.stdout)).toContain(`✓ Restored ${code.id}`)
+  })
+
   it('restores a deleted code', async () => {
     const code = await createDynamic()
     await sdk.qrCodes.delete(code.id)
