@@ -189,13 +189,14 @@ describe('the first output of a network command', () => {
       QRCTL_BASE_URL: `http://127.0.0.1:${port}`,
       QRCTL_API_KEY: `qrk_${'a'.repeat(40)}`,
     }
-    // Interleaved, best of seven: both sides see the same load on a busy machine.
+    // Interleaved, best of up to twenty: both sides see the same load, and on a machine busy
+    // with the rest of the suite one quiet moment is enough to show what qrctl itself costs.
     const node = `'${process.execPath}'`
     const baselineCommand = `${node} -e "process.stderr.write('x'); setTimeout(() => {}, 5000)"`
     const cliCommand = `${node} '${MAIN}' list 2>&1 >/dev/null`
     let baseline = Number.POSITIVE_INFINITY
     let cli = Number.POSITIVE_INFINITY
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 20 && (i < 5 || cli - baseline >= 100); i++) {
       baseline = Math.min(baseline, await firstByteMs(baselineCommand, env))
       cli = Math.min(cli, await firstByteMs(cliCommand, env))
     }
