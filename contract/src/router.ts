@@ -223,7 +223,7 @@ export const apiKeysContract = c.router({
     path: '/api-keys/:id/rotate',
     pathParams: IdParams,
     headers: IdempotencyHeaders,
-    body: RotateApiKey,
+    body: RotateApiKey.optional(),
     responses: { ...withBody, 201: z.object({ data: ApiKeyWithSecret }), 404: ErrorBody, 409: ErrorBody },
     summary: 'Rotate an API key',
     description:

@@ -192,7 +192,7 @@ const server: ServerStub<Contract> = {
     rotate: async ({ params, body }) => ({
       status: 201,
       body: {
-        data: apiKey({ id: params.id, expiresAt: body.gracePeriodSeconds > 0 ? NOW : null }),
+        data: apiKey({ id: params.id, expiresAt: (body?.gracePeriodSeconds ?? 0) > 0 ? NOW : null }),
       },
     }),
   },

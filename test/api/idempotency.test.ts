@@ -112,7 +112,10 @@ describe.each(dialects())('Idempotency-Key on %s', (dialect) => {
       for (const r of results) expect([201, 409]).toContain(r.status)
       const created = new Set(results.filter((r) => r.status === 201).map((r) => (r.body.data as QrCode).id))
       expect(created.size).toBe(1)
-      for (const r of results.filter((r) => r.status === 409)) expect(r.body.error).toBe('conflict')
+      for (const r of results.filter((r) => r.status === 409)) {
+        expect(r.body.error).toBe('conflict')
+        expect(r.body.details).toMatchObject({ reason: 'in_progress', idempotencyKey: 'race' })
+      }
       expect(await total(client)).toBe(1)
     })
   })
@@ -124,6 +127,7 @@ describe.each(dialects())('Idempotency-Key on %s', (dialect) => {
       const res = await client.post('/qr-codes', textCode({ name: 'other' }), withKey('k'))
       expectError(res, 409, 'conflict')
       expect(res.body.details.message).toMatch(/different request/)
+      expect(res.body.details).toMatchObject({ reason: 'mismatch', idempotencyKey: 'k' })
       expect(await total(client)).toBe(1)
     })
 

@@ -44,6 +44,9 @@ export const QueryBoolean = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
   .transform((value) => value === true || value === 'true' || value === '1')
 
+/** Deeper pages than this are refused rather than scanned; filter instead. */
+export const MAX_OFFSET = 1_000_000
+
 export function pageQuery() {
   return {
     limit: z.coerce
@@ -57,6 +60,7 @@ export function pageQuery() {
       .number()
       .int('Must be a whole number')
       .min(0, 'Must be 0 or more')
+      .max(MAX_OFFSET, `Must be at most ${MAX_OFFSET}`)
       .default(0)
       .describe('How many items to skip'),
   }

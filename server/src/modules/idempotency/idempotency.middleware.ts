@@ -35,12 +35,16 @@ export function idempotency(ctx: Ctx): RequestHandler {
     if (stored && now.getTime() - Date.parse(stored.createdAt) < IDEMPOTENCY_WINDOW_MS) {
       if (stored.requestHash !== requestHash) {
         return next(
-          conflict('This Idempotency-Key was already used with a different request', { idempotencyKey: key }),
+          conflict('This Idempotency-Key was already used with a different request', {
+            idempotencyKey: key,
+            reason: 'mismatch',
+          }),
         )
       }
       if (stored.status === null || stored.responseBody === null) {
         return next(
           conflict('A request with this Idempotency-Key is still in progress; retry shortly', {
+            reason: 'in_progress',
             idempotencyKey: key,
           }),
         )
@@ -56,6 +60,7 @@ export function idempotency(ctx: Ctx): RequestHandler {
       if (isUniqueViolation(error)) {
         return next(
           conflict('A request with this Idempotency-Key is still in progress; retry shortly', {
+            reason: 'in_progress',
             idempotencyKey: key,
           }),
         )

@@ -92,12 +92,6 @@ export async function findDeletedQrCode(
   return row && toQrCodeRecord(row)
 }
 
-/**
- * Both dialects refuse an OFFSET past a 64-bit integer (SQLite is handed 1e20 as a REAL); any
- * offset past the last row answers the same empty page, so a larger one is capped.
- */
-const MAX_OFFSET = Number.MAX_SAFE_INTEGER
-
 export async function listQrCodes(
   db: Db,
   accountId: string,
@@ -111,7 +105,7 @@ export async function listQrCodes(
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(page.limit)
-      .offset(Math.min(page.offset, MAX_OFFSET))
+      .offset(page.offset)
       .execute(),
     query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ])
