@@ -28,7 +28,7 @@ export interface StartOptions {
   clock?: Clock
   ids?: Ids
   logger?: Logger
-  /** Batch size and interval of scan writes (defaults: 1000 scans, 1 s). */
+  /** Batch size and interval of scan writes (defaults: 5,000 scans, 1 s). */
   scanBuffer?: Partial<ScanBufferOptions>
 }
 

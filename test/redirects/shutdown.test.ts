@@ -43,7 +43,10 @@ afterEach(async () => {
 
 describe.each(dialects())('the scan buffer on %s', (dialect) => {
   /** A server whose timer would not flush for a minute, so the buffer stays full until close(). */
-  async function startWithIdleTimer(url: string): Promise<{ running: RunningServer; apiKey: string }> {
+  async function startWithIdleTimer(
+    url: string,
+    maxBatch = 5000,
+  ): Promise<{ running: RunningServer; apiKey: string }> {
     const port = await freePort()
     const config = loadConfig({
       DATABASE_URL: url,
@@ -53,7 +56,7 @@ describe.each(dialects())('the scan buffer on %s', (dialect) => {
       TRUST_PROXY: 'on',
       ...UNLIMITED,
     })
-    const running = await startRaw(config, { scanBuffer: { intervalMs: 60_000 } })
+    const running = await startRaw(config, { scanBuffer: { intervalMs: 60_000, maxBatch } })
     const { key } = await accounts.createAccountWithKey(running.ctx, { name: 'buffer', plan: 'pro' })
     return { running, apiKey: key.secret }
   }
@@ -75,10 +78,10 @@ describe.each(dialects())('the scan buffer on %s', (dialect) => {
     expect(stats).toMatchObject({ totalEvents: 300, uniqueVisitors: 300 })
   })
 
-  it('writes a batch as soon as 1000 scans wait, without waiting for the timer', async () => {
+  it('writes a batch as soon as the buffer is full, without waiting for the timer', async () => {
     const database = await durableDatabase(dialect)
     cleanups.push(database.drop)
-    const { running, apiKey } = await startWithIdleTimer(database.url)
+    const { running, apiKey } = await startWithIdleTimer(database.url, 1000)
     cleanups.push(running.close)
     const client = api({ baseUrl: running.url }, apiKey)
     const code = await createDynamic(client)

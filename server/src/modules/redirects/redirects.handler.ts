@@ -64,10 +64,10 @@ export function createRedirectHandler(ctx: Ctx, recorder: ScanRecorder): Redirec
     res.end(body)
   }
 
-  const log = (id: string, method: string | undefined, status: number, started: bigint, outcome: string) => {
+  const log = (id: string, method: string | undefined, status: number, started: number, outcome: string) => {
     const level = status === 302 ? 'debug' : 'info'
     if (!ctx.logger.isLevelEnabled(level)) return
-    const ms = Number(process.hrtime.bigint() - started) / 1e6
+    const ms = performance.now() - started
     ctx.logger[level]({ requestId: id, method, route: '/r/:shortCode', status, ms, outcome }, 'request')
   }
 
@@ -75,7 +75,7 @@ export function createRedirectHandler(ctx: Ctx, recorder: ScanRecorder): Redirec
     req: IncomingMessage,
     res: ServerResponse,
     id: string,
-    started: bigint,
+    started: number,
     target: RedirectTarget | undefined,
   ) => {
     const resolution = resolveRedirect(target)
@@ -109,7 +109,7 @@ export function createRedirectHandler(ctx: Ctx, recorder: ScanRecorder): Redirec
     log(id, req.method, 302, started, isCounted ? 'counted' : 'not_counted')
   }
 
-  const fail = (req: IncomingMessage, res: ServerResponse, id: string, started: bigint, error: unknown) => {
+  const fail = (req: IncomingMessage, res: ServerResponse, id: string, started: number, error: unknown) => {
     outcomes.labels('error').inc()
     ctx.logger.error({ err: error, requestId: id }, 'redirect lookup failed')
     if (!res.headersSent) sendPage(res, id, 500, errorPage())
@@ -121,7 +121,7 @@ export function createRedirectHandler(ctx: Ctx, recorder: ScanRecorder): Redirec
     handle(req, res) {
       const url = req.url
       if (!url?.startsWith('/r/') || (req.method !== 'GET' && req.method !== 'HEAD')) return false
-      const started = process.hrtime.bigint()
+      const started = performance.now()
       const id = requestId(req)
       const shortCode = parseShortCode(url)
       if (!shortCode) {

@@ -63,7 +63,10 @@ export interface RedirectLookup {
  * connection with the statement prepared once (the shared Kysely connection prepares every
  * query anew and queues behind batch writes). WAL mode lets it read while scans are written,
  * and it sees every committed change at once, so a PATCHed target applies to the next scan.
- * PostgreSQL (and an in-memory SQLite) go through Kysely.
+ *
+ * Answers are also kept until the database changes: `PRAGMA data_version` moves whenever any
+ * other connection (this process's writer, an admin command, another process) commits, and
+ * reading it costs a third of the lookup. PostgreSQL (and an in-memory SQLite) go through Kysely.
  */
 export function createRedirectLookup(db: Db, sqliteFile: string | undefined): RedirectLookup {
   if (!sqliteFile || sqliteFile === ':memory:') {
@@ -78,10 +81,22 @@ export function createRedirectLookup(db: Db, sqliteFile: string | undefined): Re
   const reader = new SqliteDatabase(sqliteFile, { readonly: true, fileMustExist: true })
   reader.pragma('busy_timeout = 5000')
   const statement = reader.prepare<[string], Row>(findQuery(db, '').compile().sql)
+  const dataVersion = reader.prepare<[], number>('pragma data_version').pluck()
+  const answers = new Map<string, RedirectTarget | undefined>()
+  let version: number | undefined
   return {
     find: (shortCode) => {
+      const current = dataVersion.get()
+      if (current !== version) {
+        answers.clear()
+        version = current
+      }
+      if (answers.has(shortCode)) return answers.get(shortCode)
       const row = statement.get(shortCode)
-      return row && toRedirectTarget(row)
+      const target = row && toRedirectTarget(row)
+      if (answers.size >= 10_000) answers.clear()
+      answers.set(shortCode, target)
+      return target
     },
     close: () => reader.close(),
   }

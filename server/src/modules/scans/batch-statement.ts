@@ -54,10 +54,7 @@ export class QueryShape<Input> {
 export class BatchStatement<Row extends object> {
   private readonly shape: QueryShape<Row[]>
 
-  constructor(
-    private readonly columns: readonly (keyof Row & string)[],
-    build: (db: Db, rows: Row[]) => Compilable,
-  ) {
+  constructor(columns: readonly (keyof Row & string)[], build: (db: Db, rows: Row[]) => Compilable) {
     // Rows are rebuilt with exactly these columns, in this order, so the parameters line up.
     this.shape = new QueryShape(
       (db, rows) =>
@@ -65,16 +62,23 @@ export class BatchStatement<Row extends object> {
           db,
           rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c]])) as Row),
         ),
-      (rows) => rows.flatMap((row) => this.columns.map((column) => row[column])),
+      (rows) => {
+        const parameters: unknown[] = []
+        for (const row of rows) for (const column of columns) parameters.push(row[column])
+        return parameters
+      },
     )
   }
 
-  async run(db: Db, dialect: Dialect, rows: Row[]): Promise<void> {
+  /** Runs the rows in statements of a few fixed sizes; returns what they return (RETURNING). */
+  async run<R = never>(db: Db, dialect: Dialect, rows: Row[]): Promise<R[]> {
+    const returned: R[] = []
     let offset = 0
     for (const size of statementSizes(rows.length)) {
       if (offset > 0) await yieldToRequests()
-      await this.shape.execute(db, dialect, size, rows.slice(offset, offset + size))
+      returned.push(...(await this.shape.execute<R>(db, dialect, size, rows.slice(offset, offset + size))))
       offset += size
     }
+    return returned
   }
 }

@@ -144,7 +144,11 @@ export async function findVisitorLastDays(
 
 const VISITOR_COLUMNS: (keyof ScanVisitorsTable)[] = ['qr_code_id', 'visitor_id', 'last_day']
 const insertVisitorRows = new BatchStatement<ScanVisitorsTable>(VISITOR_COLUMNS, (db, rows) =>
-  db.insertInto('scan_visitors').values(rows),
+  db
+    .insertInto('scan_visitors')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['qr_code_id', 'visitor_id']).doNothing())
+    .returning(['qr_code_id', 'visitor_id']),
 )
 const setVisitorRows = new BatchStatement<ScanVisitorsTable>(VISITOR_COLUMNS, (db, rows) =>
   db
@@ -157,9 +161,17 @@ const setVisitorRows = new BatchStatement<ScanVisitorsTable>(VISITOR_COLUMNS, (d
     ),
 )
 
-/** New visitors. A plain insert on purpose: a concurrent writer's row makes it fail and the write retry. */
-export async function insertVisitors(db: Db, dialect: Dialect, rows: ScanVisitorsTable[]): Promise<void> {
-  await insertVisitorRows.run(db, dialect, rows)
+/**
+ * Inserts the visitors a code does not have yet and answers which those were. A visitor
+ * another transaction is inserting at the same moment waits for it (PostgreSQL), then counts
+ * as existing.
+ */
+export async function insertNewVisitors(
+  db: Db,
+  dialect: Dialect,
+  rows: ScanVisitorsTable[],
+): Promise<Pick<ScanVisitorsTable, 'qr_code_id' | 'visitor_id'>[]> {
+  return insertVisitorRows.run(db, dialect, rows)
 }
 
 export async function setVisitorLastDays(db: Db, dialect: Dialect, rows: ScanVisitorsTable[]): Promise<void> {

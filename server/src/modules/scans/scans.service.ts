@@ -36,7 +36,9 @@ export async function loadVisitorSecret(ctx: Pick<Ctx, 'db' | 'config'>): Promis
 
 /**
  * Moves each visitor's last-seen day forward and the histogram with it: a new visitor adds
- * one to their day; a returning one leaves their old day for the new one.
+ * one to their day; a returning one leaves their old day for the new one. New visitors are
+ * inserted first (most scans are a code's first from that visitor); only the others are
+ * looked up.
  */
 async function updateVisitors(
   ctx: Pick<Ctx, 'db' | 'dialect'>,
@@ -45,19 +47,6 @@ async function updateVisitors(
 ) {
   const visitors = seen ? batch.filter((v) => !seen.isCurrent(v.qr_code_id, v.visitor_id, v.last_day)) : batch
   if (visitors.length === 0) return
-  const stored = new Map<string, string>()
-  // Visitors come sorted by code: one lookup per code.
-  for (let start = 0; start < visitors.length; ) {
-    const qrCodeId = visitors[start]?.qr_code_id as string
-    let end = start
-    while (end < visitors.length && visitors[end]?.qr_code_id === qrCodeId) end++
-    const ids = visitors.slice(start, end).map((v) => v.visitor_id)
-    for (const row of await repo.findVisitorLastDays(ctx.db, ctx.dialect, qrCodeId, ids))
-      stored.set(`${row.qr_code_id}\0${row.visitor_id}`, row.last_day)
-    start = end
-  }
-  const added: ScanVisitorsTable[] = []
-  const moved: ScanVisitorsTable[] = []
   const deltas = new Map<string, { qr_code_id: string; day: string; count: number }>()
   const shift = (qr_code_id: string, day: string, by: number) => {
     const key = `${qr_code_id}\0${day}`
@@ -65,18 +54,33 @@ async function updateVisitors(
     if (row) row.count += by
     else deltas.set(key, { qr_code_id, day, count: by })
   }
+  const key = (v: { qr_code_id: string; visitor_id: string }) => `${v.qr_code_id}\0${v.visitor_id}`
+  const added = new Set((await repo.insertNewVisitors(ctx.db, ctx.dialect, visitors)).map(key))
+  const returning: ScanVisitorsTable[] = []
   for (const visitor of visitors) {
-    const previous = stored.get(`${visitor.qr_code_id}\0${visitor.visitor_id}`)
-    if (previous === undefined) {
-      added.push(visitor)
-      shift(visitor.qr_code_id, visitor.last_day, 1)
-    } else if (visitor.last_day > previous) {
-      moved.push(visitor)
-      shift(visitor.qr_code_id, previous, -1)
-      shift(visitor.qr_code_id, visitor.last_day, 1)
-    }
+    if (added.has(key(visitor))) shift(visitor.qr_code_id, visitor.last_day, 1)
+    else returning.push(visitor)
   }
-  await repo.insertVisitors(ctx.db, ctx.dialect, added)
+  const moved: ScanVisitorsTable[] = []
+  // Visitors come sorted by code: one lookup per code.
+  for (let start = 0; start < returning.length; ) {
+    const qrCodeId = returning[start]?.qr_code_id as string
+    let end = start
+    while (end < returning.length && returning[end]?.qr_code_id === qrCodeId) end++
+    const group = returning.slice(start, end)
+    const stored = new Map<string, string>()
+    const ids = group.map((v) => v.visitor_id)
+    for (const row of await repo.findVisitorLastDays(ctx.db, ctx.dialect, qrCodeId, ids))
+      stored.set(row.visitor_id, row.last_day)
+    for (const visitor of group) {
+      const previous = stored.get(visitor.visitor_id)
+      if (previous === undefined || visitor.last_day <= previous) continue
+      moved.push(visitor)
+      shift(qrCodeId, previous, -1)
+      shift(qrCodeId, visitor.last_day, 1)
+    }
+    start = end
+  }
   await repo.setVisitorLastDays(ctx.db, ctx.dialect, moved)
   const changes = [...deltas.entries()]
     .filter(([, row]) => row.count !== 0)
@@ -132,7 +136,7 @@ export async function writeScans(
       seen?.remember(visitors)
       return kept
     } catch (error) {
-      // A concurrent writer added the same visitor, or PostgreSQL picked this one as a deadlock victim.
+      // PostgreSQL picked this transaction as a deadlock victim, or another process held SQLite's lock.
       if (attempt >= ATTEMPTS || !isRetryableWriteError(error)) throw error
     }
   }
