@@ -119,6 +119,12 @@ export function createRenderCache(options: RenderCacheOptions = {}): RenderCache
 
   const store = (image: RenderedImage): RenderedImage => {
     if (image.body.byteLength > maxBytes || maxEntries < 1) return image
+    // Two concurrent misses of the same PDF both store it: replace the first, counting it once.
+    const previous = entries.get(image.etag)
+    if (previous) {
+      entries.delete(image.etag)
+      bytes -= previous.body.byteLength
+    }
     entries.set(image.etag, image)
     bytes += image.body.byteLength
     for (const [etag, oldest] of entries) {
