@@ -178,7 +178,7 @@ describe.each(dialects())('GET /qr-codes/{id}/analytics on %s', (dialect) => {
     it('breaks count ties by name', async () => {
       const code = await codeCreatedAt('2026-03-10T02:00:00.000Z')
       for (const place of [PLACES.jp, PLACES.au, PLACES.us, PLACES.gb, PLACES.gb])
-        await scanOk(server, code.shortCode, { ip: place.ip })
+        await scanOk(server, code.shortCode, { ip: place.ip, referer: 'https://b.example/' })
       for (const period of ['7d', 'all'] as const) {
         const stats = await analytics(server, client, code.id, period)
         expect(stats.topCountries).toEqual([
@@ -187,6 +187,14 @@ describe.each(dialects())('GET /qr-codes/{id}/analytics on %s', (dialect) => {
           { name: 'JP', count: 1 },
           { name: 'US', count: 1 },
         ])
+      }
+      // By code point on every dialect: upper case before lower case, whatever the locale.
+      await scanOk(server, code.shortCode, { referer: 'not a url' })
+      await scanOk(server, code.shortCode)
+      await scanOk(server, code.shortCode, { referer: 'https://a.example/' })
+      for (const period of ['7d', 'all'] as const) {
+        const stats = await analytics(server, client, code.id, period)
+        expect(stats.topReferrers.map((r) => r.name)).toEqual(['b.example', 'Unknown', 'a.example', 'direct'])
       }
     })
 

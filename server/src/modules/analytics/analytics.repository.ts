@@ -1,5 +1,6 @@
 import type { NameCount } from '@qrctl/contract'
-import type { Db } from '../../db/database.js'
+import { sql } from 'kysely'
+import type { Db, Dialect } from '../../db/database.js'
 
 /** UTC days as `YYYY-MM-DD`; `from` null means since the first scan. */
 export interface DayRange {
@@ -39,8 +40,15 @@ export async function countAllScans(db: Db, qrCodeId: string): Promise<number> {
  * The most frequent values of one dimension, count desc then name asc. A window sums the
  * daily rollup (days × values rows); `from` null reads the lifetime totals (one row a value).
  */
+/**
+ * Names sort by code point on both dialects, as SQLite does: PostgreSQL would otherwise use
+ * the database's locale ("apple" before "Unknown" there, after it here).
+ */
+const byName = (dialect: Dialect) => (dialect === 'postgres' ? sql`value collate "C"` : sql`value`)
+
 export async function topValues(
   db: Db,
+  dialect: Dialect,
   qrCodeId: string,
   dimension: string,
   range: DayRange,
@@ -53,7 +61,7 @@ export async function topValues(
       .where('qr_code_id', '=', qrCodeId)
       .where('dimension', '=', dimension)
       .orderBy('count', 'desc')
-      .orderBy('value', 'asc')
+      .orderBy(byName(dialect))
       .limit(limit)
       .execute()
     return rows.map((r) => ({ name: r.value, count: Number(r.count) }))
@@ -67,7 +75,7 @@ export async function topValues(
     .where('day', '<=', range.to)
     .groupBy('value')
     .orderBy('total', 'desc')
-    .orderBy('value', 'asc')
+    .orderBy(byName(dialect))
     .limit(limit)
     .execute()
   return rows.map((r) => ({ name: r.value, count: Number(r.total) }))

@@ -69,7 +69,7 @@ export async function getAnalytics(
       const uniqueVisitors = await repo.countVisitors(trx, id, range)
       const top = {} as Record<Dimension, NameCount[]>
       for (const dimension of DIMENSIONS)
-        top[dimension] = await repo.topValues(trx, id, dimension, range, TOP)
+        top[dimension] = await repo.topValues(trx, ctx.dialect, id, dimension, range, TOP)
       return {
         totalEvents,
         uniqueVisitors,
