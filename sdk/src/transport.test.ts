@@ -238,30 +238,86 @@ describe('Idempotency-Key', () => {
   })
 })
 
-describe('a retry that overtakes its first attempt', () => {
-  it('waits while the server says the Idempotency-Key is still in progress', async () => {
-    const fetch = fakeFetch(
-      networkError(),
-      (call) => apiError(409, 'conflict', { idempotencyKey: call.headers['idempotency-key'] }),
-      json(201, { data: qrCode() }, { 'idempotent-replayed': 'true' }),
-    )
+describe('a 409 for an Idempotency-Key still in progress', () => {
+  const inProgress = (call: { headers: Record<string, string> }) =>
+    apiError(409, 'conflict', { reason: 'in_progress', idempotencyKey: call.headers['idempotency-key'] })
+  const replayed = () => json(201, { data: qrCode() }, { 'idempotent-replayed': 'true' })
+
+  it('is waited out when a retry overtakes the attempt whose answer was lost', async () => {
+    const fetch = fakeFetch(networkError(), inProgress, replayed())
     const code = await settle(new Qrctl({ apiKey: API_KEY, fetch }).qrCodes.create(NEW_CODE))
     expect(code.id).toBe(ID)
     expect(fetch.calls).toHaveLength(3)
+    const keys = new Set(fetch.calls.map((call) => call.headers['idempotency-key']))
+    expect(keys.size).toBe(1)
   })
 
-  it('does not retry a 409 on a first attempt, nor one about something else', async () => {
+  it('is waited out with backoff on a first attempt when the caller chose the key', async () => {
+    const retries: RetryEvent[] = []
+    const fetch = fakeFetch(inProgress, replayed())
+    const qrctl = new Qrctl({ apiKey: API_KEY, fetch, onRetry: (event) => retries.push(event) })
+    const call = qrctl.qrCodes.create(NEW_CODE, { idempotencyKey: 'order-17' })
+    await vi.advanceTimersByTimeAsync(249)
+    expect(fetch.calls).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(251)
+    expect((await call).id).toBe(ID)
+    expect(fetch.calls.map((c) => c.headers['idempotency-key'])).toEqual(['order-17', 'order-17'])
+    expect(retries).toHaveLength(1)
+    expect(retries[0]).toMatchObject({ method: 'POST', retry: 1, error: expect.any(QrctlConflictError) })
+    expect(retries[0]?.delayMs).toBeGreaterThanOrEqual(250)
+    expect(retries[0]?.delayMs).toBeLessThanOrEqual(500)
+  })
+
+  it('is retried at most maxRetries times, then thrown', async () => {
+    const fetch = fakeFetch(inProgress, inProgress, inProgress)
+    const error = await settle(
+      new Qrctl({ apiKey: API_KEY, fetch }).qrCodes.batch([NEW_CODE], { idempotencyKey: 'batch-1' }),
+    ).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(QrctlConflictError)
+    expect((error as QrctlConflictError).details).toMatchObject({
+      reason: 'in_progress',
+      idempotencyKey: 'batch-1',
+    })
+    expect(fetch.calls).toHaveLength(3)
+    const once = fakeFetch(inProgress)
+    const qrctl = new Qrctl({ apiKey: API_KEY, fetch: once })
+    await expect(
+      qrctl.qrCodes.create(NEW_CODE, { idempotencyKey: 'order-17', maxRetries: 0 }),
+    ).rejects.toThrow(QrctlConflictError)
+    expect(once.calls).toHaveLength(1)
+  })
+
+  it('never retries a mismatch, on a first attempt or a retry', async () => {
+    const mismatch = (call: { headers: Record<string, string> }) =>
+      apiError(409, 'conflict', { reason: 'mismatch', idempotencyKey: call.headers['idempotency-key'] })
+    const fetch = fakeFetch(mismatch, networkError(), mismatch)
+    const qrctl = new Qrctl({ apiKey: API_KEY, fetch })
+    const first = await qrctl.qrCodes
+      .create(NEW_CODE, { idempotencyKey: 'order-17' })
+      .catch((e: unknown) => e)
+    expect(first).toBeInstanceOf(QrctlConflictError)
+    expect((first as QrctlConflictError).details.reason).toBe('mismatch')
+    await expect(settle(qrctl.qrCodes.create(NEW_CODE))).rejects.toThrow(QrctlConflictError)
+    expect(fetch.calls).toHaveLength(3)
+  })
+
+  it('does not retry in_progress for another key, nor a 409 about something else', async () => {
     const fetch = fakeFetch(
-      apiError(409, 'conflict', { idempotencyKey: 'mine' }),
+      apiError(409, 'conflict', { reason: 'in_progress', idempotencyKey: 'someone-else' }),
       networkError(),
       apiError(409, 'conflict', { message: 'slug taken' }),
+      (call) => apiError(409, 'conflict', { idempotencyKey: call.headers['idempotency-key'] }),
     )
     const qrctl = new Qrctl({ apiKey: API_KEY, fetch })
     await expect(qrctl.qrCodes.create(NEW_CODE, { idempotencyKey: 'mine' })).rejects.toThrow(
       QrctlConflictError,
     )
     await expect(settle(qrctl.qrCodes.create(NEW_CODE))).rejects.toThrow('slug taken')
-    expect(fetch.calls).toHaveLength(3)
+    // A 409 naming our key but no reason (a server before `reason`) is not known to be safe.
+    await expect(qrctl.qrCodes.create(NEW_CODE, { idempotencyKey: 'mine' })).rejects.toThrow(
+      QrctlConflictError,
+    )
+    expect(fetch.calls).toHaveLength(4)
   })
 })
 

@@ -63,15 +63,19 @@ function readRateLimit(headers: Headers): RateLimit | undefined {
 }
 
 /**
- * A 409 about our Idempotency-Key on a retry: the attempt whose answer was lost is still
- * running on the server, and waiting gets its stored answer. (On a first attempt the key is
- * fresh, so a 409 there is the caller's: a key reused with another body.)
+ * A 409 saying a request with our own Idempotency-Key is still running on the server: an
+ * earlier attempt of this call whose answer was lost or timed out, or, with a key the caller
+ * chose, the same call from an earlier run or another process (so even a first attempt can
+ * meet it). Once that request finishes, the server replays its answer, so waiting is worth
+ * it. A `mismatch` (the key was used with another request) and every other 409 are final.
  */
-function isKeyInUse(error: QrctlApiError, headers: Record<string, string>): boolean {
+function isKeyInProgress(error: QrctlApiError, headers: Record<string, string>): boolean {
+  const key = headers['idempotency-key']
   return (
     error.status === 409 &&
-    headers['idempotency-key'] !== undefined &&
-    error.details.idempotencyKey === headers['idempotency-key']
+    error.details.reason === 'in_progress' &&
+    key !== undefined &&
+    error.details.idempotencyKey === key
   )
 }
 
@@ -188,7 +192,7 @@ export class Transport {
         ? error.retryAfter
         : (parseRetryAfter(response.headers.get('retry-after')) ??
           (response.status === 429 ? this.lastRateLimit?.reset : undefined))
-    const retryable = isRetryableStatus(response.status) || (retry > 0 && isKeyInUse(error, headers))
+    const retryable = isRetryableStatus(response.status) || isKeyInProgress(error, headers)
     return { ok: false, error, retryable, retryAfter }
   }
 

@@ -85,15 +85,21 @@ describe('error classes against a live server', () => {
     }
   })
 
-  it('QrctlConflictError: 409 for an Idempotency-Key reused with another body', async () => {
-    const qrctl = await clientOfNewAccount(server)
+  it('QrctlConflictError: 409 for an Idempotency-Key reused with another body, not retried', async () => {
+    const statuses: number[] = []
+    const qrctl = await clientOfNewAccount(server, { onResponse: (event) => statuses.push(event.status) })
     const key = `reuse-${randomUUID()}`
     await qrctl.qrCodes.create({ name: 'first', contentType: 'text', content: 'a' }, { idempotencyKey: key })
     const error = await failure(
       qrctl.qrCodes.create({ name: 'second', contentType: 'text', content: 'b' }, { idempotencyKey: key }),
     )
     expect(error).toBeInstanceOf(QrctlConflictError)
-    expect(error).toMatchObject({ status: 409, code: 'conflict' })
+    expect(error).toMatchObject({
+      status: 409,
+      code: 'conflict',
+      details: { reason: 'mismatch', idempotencyKey: key },
+    })
+    expect(statuses).toEqual([201, 409])
   })
 
   it('QrctlRateLimitError: 429 with retryAfter when retries are off', async () => {

@@ -12,6 +12,38 @@ export async function clientOfNewAccount(
   return new Qrctl({ baseUrl: server.baseUrl, ...options, apiKey })
 }
 
+/**
+ * Puts the request the server answered under `key` back to "still running", as the server has
+ * it between taking a request and storing its answer, so the next request with the key meets a
+ * 409 `in_progress`. `finish` stores the answer again, as the running request would.
+ */
+export async function holdIdempotencyKey(
+  server: TestServer,
+  accountId: string,
+  key: string,
+): Promise<{ finish(): Promise<void> }> {
+  const db = server.ctx.db
+  const row = await db
+    .selectFrom('idempotency_keys')
+    .select(['status', 'response_body'])
+    .where('account_id', '=', accountId)
+    .where('key', '=', key)
+    .executeTakeFirstOrThrow()
+  const store = (status: number | null, body: string | null) =>
+    db
+      .updateTable('idempotency_keys')
+      .set({ status, response_body: body })
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .execute()
+  await store(null, null)
+  return {
+    finish: async () => {
+      await store(row.status, row.response_body)
+    },
+  }
+}
+
 /** `count` valid static text codes named `${prefix} 0`, `${prefix} 1` … */
 export function textCodes(count: number, prefix = 'code') {
   return Array.from({ length: count }, (_, n) => ({

@@ -1,7 +1,7 @@
 import { Qrctl, type ResponseEvent, type RetryEvent } from '@qrctl/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type TestServer } from '../support/server.js'
-import { clientOfNewAccount, startTcpProxy, textCodes } from './live.js'
+import { clientOfNewAccount, holdIdempotencyKey, startTcpProxy, textCodes } from './live.js'
 
 let server: TestServer
 
@@ -104,5 +104,34 @@ describe('retries against a live server', () => {
     expect((await qrctl.qrCodes.list()).total).toBe(1)
     await qrctl.close()
     await proxy.close()
+  })
+})
+
+describe('Idempotency-Key against a live server', () => {
+  it('waits out a 409 in_progress for the caller’s own key, then gets the replayed answer', async () => {
+    const { accountId, apiKey } = await server.createAccount()
+    const statuses: number[] = []
+    let finishing: Promise<void> | undefined
+    let held: { finish(): Promise<void> } | undefined
+    const qrctl = new Qrctl({
+      apiKey,
+      baseUrl: server.baseUrl,
+      onResponse: (event) => {
+        statuses.push(event.status)
+        // The request "still running" finishes while the SDK backs off (250 ms at least).
+        if (event.status === 409) finishing ??= held?.finish()
+      },
+    })
+    const codes = textCodes(3, 'held')
+    const first = await qrctl.qrCodes.batch(codes, { idempotencyKey: 'held-batch' })
+    held = await holdIdempotencyKey(server, accountId, 'held-batch')
+    const again = await qrctl.qrCodes.batch(codes, { idempotencyKey: 'held-batch' })
+    expect(again).toEqual(first)
+    expect(statuses[0]).toBe(201)
+    expect(statuses[1]).toBe(409)
+    expect(statuses.at(-1)).toBe(201)
+    expect((await qrctl.qrCodes.list()).total).toBe(3)
+    await finishing
+    await qrctl.close()
   })
 })
