@@ -247,8 +247,9 @@ function inkFromTerminal(text: string): boolean[][] {
 }
 
 /**
- * Modules drawn as a bitmap, `scale` pixels each, with four modules of light border; ink is drawn
- * dark, or light when `inkIsLight` (the inverted rendering, as a dark terminal shows it).
+ * The terminal as a bitmap, `scale` pixels a module, with four modules of the terminal's own
+ * background around the text. Ink is dark on a light background, or light on a dark one when
+ * `inkIsLight` (the inverted rendering, whose quiet zone is ink).
  */
 function bitmapFromInk(ink: boolean[][], scale: number, inkIsLight: boolean): Bitmap {
   const border = 4 * scale
