@@ -1,5 +1,5 @@
 import { type Api, createApi } from './api.js'
-import { type QrctlOptions, type RateLimit, resolveOptions } from './options.js'
+import { type QrctlOptions, type RateLimit, type ResponseInfo, resolveOptions } from './options.js'
 import { ApiKeys } from './resources/api-keys.js'
 import { QrCodes } from './resources/qr-codes.js'
 import { Showcases } from './resources/showcases.js'
@@ -38,6 +38,16 @@ export class Qrctl {
    */
   get lastRateLimit(): RateLimit | undefined {
     return this.#transport.lastRateLimit
+  }
+
+  /**
+   * `{ status, requestId, replayed, headers }` of the latest HTTP answer, error answers and
+   * retried attempts included; undefined before the first. `replayed` is true when the server
+   * answered from its Idempotency-Key store, having seen this request before.
+   * @example await qrctl.qrCodes.batch(codes, { idempotencyKey: 'import-7' }); if (qrctl.lastResponse?.replayed) console.log('imported earlier')
+   */
+  get lastResponse(): ResponseInfo | undefined {
+    return this.#transport.lastResponse
   }
 
   /**

@@ -18,6 +18,7 @@ export type {
   RateLimit,
   RequestOptions,
   ResponseEvent,
+  ResponseInfo,
   RetryEvent,
 } from './options.js'
 export type { ApiKeys } from './resources/api-keys.js'

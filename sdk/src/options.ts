@@ -39,6 +39,21 @@ export interface RateLimit {
   resetAt: Date
 }
 
+/** The latest HTTP answer, as `qrctl.lastResponse` holds it. */
+export interface ResponseInfo {
+  /** The HTTP status, error answers included, e.g. 201 or 409. */
+  status: number
+  /** The `X-Request-Id` of the answer: quote it when you contact support. */
+  requestId: string | undefined
+  /**
+   * True when the server answered a POST from its Idempotency-Key store (`Idempotent-Replayed:
+   * true`): the request had been made before with this key, and nothing was created again.
+   */
+  replayed: boolean
+  /** All headers of the answer. */
+  headers: Headers
+}
+
 export interface QrctlOptions {
   /** Your API key, `qrk_…`. */
   apiKey: string

@@ -321,6 +321,44 @@ describe('a 409 for an Idempotency-Key still in progress', () => {
   })
 })
 
+describe('lastResponse', () => {
+  it('is undefined before the first answer, then follows every answer, retried ones included', async () => {
+    const seen: unknown[] = []
+    const fetch = fakeFetch(
+      apiError(503, 'internal_error', {}, { 'x-request-id': 'r1' }),
+      json(201, { data: qrCode() }, { 'x-request-id': 'r2', 'idempotent-replayed': 'true' }),
+      json(200, { data: qrCode() }, { 'x-request-id': 'r3' }),
+      apiError(404, 'not_found', {}, { 'x-request-id': 'r4' }),
+      networkError(),
+    )
+    const qrctl: Qrctl = new Qrctl({
+      apiKey: API_KEY,
+      fetch,
+      maxRetries: 1,
+      onResponse: () => seen.push(qrctl.lastResponse?.status),
+    })
+    expect(qrctl.lastResponse).toBeUndefined()
+    await settle(qrctl.qrCodes.create(NEW_CODE))
+    expect(seen).toEqual([503, 201])
+    expect(qrctl.lastResponse).toMatchObject({ status: 201, requestId: 'r2', replayed: true })
+    expect(qrctl.lastResponse?.headers.get('content-type')).toContain('application/json')
+    await qrctl.qrCodes.get(ID)
+    expect(qrctl.lastResponse).toMatchObject({ status: 200, requestId: 'r3', replayed: false })
+    await expect(qrctl.qrCodes.get(ID)).rejects.toThrow(QrctlNotFoundError)
+    expect(qrctl.lastResponse).toMatchObject({ status: 404, requestId: 'r4', replayed: false })
+    // No answer, nothing to record: the last one stays.
+    await expect(qrctl.qrCodes.get(ID, { maxRetries: 0 })).rejects.toThrow(QrctlConnectionError)
+    expect(qrctl.lastResponse?.requestId).toBe('r4')
+  })
+
+  it('has no request id when the answer carries none', async () => {
+    const fetch = fakeFetch(json(200, { data: qrCode() }))
+    const qrctl = new Qrctl({ apiKey: API_KEY, fetch })
+    await qrctl.qrCodes.get(ID)
+    expect(qrctl.lastResponse).toMatchObject({ status: 200, requestId: undefined, replayed: false })
+  })
+})
+
 describe('hooks and headers', () => {
   it('reports every answer to onResponse and every retry to onRetry, and tracks X-RateLimit-*', async () => {
     const responses: ResponseEvent[] = []

@@ -8,7 +8,7 @@ import {
   QrctlConnectionError,
   type QrctlError,
 } from './errors.js'
-import type { FetchFn, RateLimit, RequestOptions, ResolvedOptions } from './options.js'
+import type { FetchFn, RateLimit, RequestOptions, ResolvedOptions, ResponseInfo } from './options.js'
 import { isRetryableStatus, MAX_RETRY_AFTER_MS, retryDelayMs, sleep } from './retry.js'
 import { SDK_VERSION } from './version.js'
 
@@ -87,6 +87,8 @@ function isKeyInProgress(error: QrctlApiError, headers: Record<string, string>):
 export class Transport {
   /** Rate-limit headers of the latest answer that carried them. */
   lastRateLimit: RateLimit | undefined
+  /** Status, request id, replay flag and headers of the latest answer. */
+  lastResponse: ResponseInfo | undefined
   readonly #options: ResolvedOptions
   readonly #agent: Agent | undefined
   readonly #fetch: FetchFn
@@ -199,12 +201,19 @@ export class Transport {
   #observe(args: FetcherArgs, response: Response, retry: number, started: number): void {
     const rateLimit = readRateLimit(response.headers)
     if (rateLimit) this.lastRateLimit = rateLimit
+    const requestId = response.headers.get('x-request-id') ?? undefined
+    this.lastResponse = {
+      status: response.status,
+      requestId,
+      replayed: response.headers.get('idempotent-replayed') === 'true',
+      headers: response.headers,
+    }
     this.#options.onResponse?.({
       method: args.method,
       url: args.path,
       status: response.status,
       headers: response.headers,
-      requestId: response.headers.get('x-request-id') ?? undefined,
+      requestId,
       attempt: retry,
       durationMs: Math.round(performance.now() - started),
     })

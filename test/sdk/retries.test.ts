@@ -108,6 +108,22 @@ describe('retries against a live server', () => {
 })
 
 describe('Idempotency-Key against a live server', () => {
+  it('shows a POST the server replayed as lastResponse.replayed', async () => {
+    const qrctl = await clientOfNewAccount(server)
+    const params = { name: 'once', contentType: 'text', content: 'once' } as const
+    const first = await qrctl.qrCodes.create(params, { idempotencyKey: 'replay-me' })
+    expect(qrctl.lastResponse).toMatchObject({ status: 201, replayed: false, requestId: expect.any(String) })
+    const firstRequestId = qrctl.lastResponse?.requestId
+    const again = await qrctl.qrCodes.create(params, { idempotencyKey: 'replay-me' })
+    expect(again).toEqual(first)
+    expect(qrctl.lastResponse).toMatchObject({ status: 201, replayed: true, requestId: expect.any(String) })
+    expect(qrctl.lastResponse?.requestId).not.toBe(firstRequestId)
+    expect(qrctl.lastResponse?.headers.get('idempotent-replayed')).toBe('true')
+    expect((await qrctl.qrCodes.list()).total).toBe(1)
+    expect(qrctl.lastResponse).toMatchObject({ status: 200, replayed: false })
+    await qrctl.close()
+  })
+
   it('waits out a 409 in_progress for the caller’s own key, then gets the replayed answer', async () => {
     const { accountId, apiKey } = await server.createAccount()
     const statuses: number[] = []
@@ -130,6 +146,7 @@ describe('Idempotency-Key against a live server', () => {
     expect(statuses[0]).toBe(201)
     expect(statuses[1]).toBe(409)
     expect(statuses.at(-1)).toBe(201)
+    expect(qrctl.lastResponse).toMatchObject({ status: 201, replayed: true })
     expect((await qrctl.qrCodes.list()).total).toBe(3)
     await finishing
     await qrctl.close()
