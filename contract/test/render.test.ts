@@ -13,6 +13,7 @@ import {
   normalizeStyle,
   PDF_MAX_SIDE_PT,
   PDF_MODULE_PT,
+  PngSizeError,
   type QrSymbol,
   RENDER_CONTENT_TYPES,
   renderCached,
@@ -70,6 +71,14 @@ describe('renderPng', () => {
     const plte = chunks.find((c) => c.type === 'PLTE')
     expect(plte?.data, 'background, then foreground').toEqual(Buffer.from([255, 255, 255, 0, 0, 0]))
     expect(chunks.map((c) => c.type)).not.toContain('tRNS')
+  })
+
+  it('refuses a size with fewer pixels than the symbol has modules, naming the smallest that works', () => {
+    const long = 'x'.repeat(200) // version 10 at M: 57 modules + 8 of quiet zone = 65
+    expect(() => renderPng(long, null, { size: 64 })).toThrow(PngSizeError)
+    expect(() => renderPng(long, null, { size: 64 })).toThrow('it needs at least 65 px')
+    expect(() => renderPng(long, { margin: 0 }, { size: 64 })).not.toThrow()
+    expect(pngChunks(renderPng(long, null, { size: 65 }))[0]!.data.readUInt32BE(0)).toBe(65)
   })
 
   it('defaults to 512 px', () => {

@@ -152,6 +152,16 @@ describe.each(dialects())('QR code images on %s', (dialect) => {
       },
     )
 
+    it('answers 400 naming the smallest size when a PNG would have less than a pixel per module', async () => {
+      const code = await createCode(client, textCode({ content: 'x'.repeat(200) }))
+      const res = await client.get(imageUrl(code, 'png', '?size=64'))
+      expectError(res, 400, 'validation_error')
+      expect(res.body.details.issues).toEqual([
+        { path: 'size', message: expect.stringContaining('at least 65 px') },
+      ])
+      expect((await fetchBytes(client, imageUrl(code, 'png', '?size=65'))).status).toBe(200)
+    })
+
     it('answers 404 for an unknown or deleted code', async () => {
       expectError(await client.get(`/qr-codes/${MISSING_ID}/image.png`), 404, 'not_found')
       const code = await createCode(client)

@@ -16,7 +16,7 @@ export {
   renderEtag,
 } from './cache.js'
 export { PDF_MAX_SIDE_PT, PDF_MODULE_PT, renderPdf } from './pdf.js'
-export { PNG_SIZE, type PngOptions, renderPng } from './png.js'
+export { PNG_SIZE, type PngOptions, PngSizeError, renderPng } from './png.js'
 export { type NormalizedStyle, normalizeStyle, type StyleInput } from './style.js'
 export { renderSvg, type SvgOptions } from './svg.js'
 export {

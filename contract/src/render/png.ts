@@ -9,17 +9,28 @@ export interface PngOptions {
   size?: number
 }
 
+/** A PNG too small to give every module at least one pixel: it would not scan. */
+export class PngSizeError extends RangeError {
+  constructor(
+    readonly size: number,
+    readonly minSize: number,
+  ) {
+    super(
+      `size ${size} px is too small for this code: it needs at least ${minSize} px (one pixel per module)`,
+    )
+    this.name = 'PngSizeError'
+  }
+}
+
 /**
  * For each pixel along one axis, the symbol module it shows, or -1 for the quiet zone and the
  * padding. Modules get a whole number of pixels each (crisp, equal modules scan best) and the
  * symbol with its quiet zone is centred; the leftover pixels, fewer than one module's worth,
- * are background. Only when the symbol has more modules than the image has pixels do modules
- * get uneven widths.
+ * are background.
  */
 function pixelToModule(symbolSize: number, margin: number, size: number): Int16Array {
   const total = symbolSize + 2 * margin
-  const scale = Math.floor(size / total)
-  const drawn = scale >= 1 ? total * scale : size
+  const drawn = total * Math.floor(size / total)
   const offset = (size - drawn) >> 1
   const map = new Int16Array(size).fill(-1)
   for (let p = offset; p < offset + drawn; p++) {
@@ -66,6 +77,8 @@ export function renderPng(payload: string, style: StyleInput, options: PngOption
     )
   const s = normalizeStyle(style)
   const symbol = createSymbol(payload, s.errorCorrectionLevel)
+  const minSize = symbol.size + 2 * s.margin
+  if (size < minSize) throw new PngSizeError(size, minSize)
   return encode({
     width: size,
     height: size,

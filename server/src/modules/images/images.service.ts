@@ -1,12 +1,14 @@
 import type { ImageQuery } from '@qrctl/contract'
 import {
   createRenderCache,
+  PngSizeError,
   type RenderedImage,
   type RenderFormat,
   renderCached,
   renderEtag,
 } from '@qrctl/contract/render'
 import type { Ctx } from '../../context.js'
+import { invalidField } from '../../errors.js'
 import { getQrCodeRecordOrThrow, symbolPayload } from '../qr-codes/qr-codes.service.js'
 
 /** Repeat renders of an unchanged code and style come from here (bounded by entries and bytes). */
@@ -43,6 +45,8 @@ export async function renderQrCodeImage(
   const etag = renderEtag(format, payload, code.style, options)
   if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
     return { notModified: true, etag }
-  const image = await renderCached(cache, format, payload, code.style, options)
+  const image = await renderCached(cache, format, payload, code.style, options).catch((error: unknown) => {
+    throw error instanceof PngSizeError ? invalidField('size', error.message) : error
+  })
   return { notModified: false, image, fileName: imageFileName(code.name, format) }
 }
