@@ -1,7 +1,15 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import {
+  Kysely,
+  type SqliteDatabase as KyselySqliteDatabase,
+  type MigrationResultSet,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from 'kysely'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config.js'
 import { migrations } from './migrations/index.js'
@@ -40,8 +48,36 @@ export function openDatabase(
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
   sqlite.pragma('synchronous = NORMAL')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
   return { db, dialect: 'sqlite', close: () => db.destroy() }
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs about as much as running a
+ * small indexed lookup. The queries come from a few code paths, so their SQL repeats: keep the
+ * prepared statements, least recently used out first. A statement still busy streaming rows is
+ * never handed out twice.
+ */
+export function withStatementCache(
+  database: SqliteDatabase.Database,
+  maxStatements = 256,
+): KyselySqliteDatabase {
+  const statements = new Map<string, SqliteDatabase.Statement>()
+  return {
+    close: () => database.close(),
+    prepare(sqlText) {
+      const cached = statements.get(sqlText)
+      if (cached && !cached.busy) {
+        statements.delete(sqlText)
+        statements.set(sqlText, cached)
+        return cached
+      }
+      const statement = database.prepare(sqlText)
+      statements.set(sqlText, statement)
+      if (statements.size > maxStatements) statements.delete(statements.keys().next().value as string)
+      return statement
+    },
+  }
 }
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
