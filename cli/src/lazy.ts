@@ -1,7 +1,8 @@
 /**
- * The SDK (with zod, ts-rest and undici) takes ~80 ms to load and the renderer (with pdfkit)
- * ~120 ms. They are loaded on first use, after the spinner is up, so `--help`, `config` and
- * usage errors stay instant and network commands show life at once.
+ * The SDK (with zod and ts-rest; it loads undici with its first request) takes tens of ms to
+ * load and the renderer (with pdfkit) ~120 ms. They are loaded on first use, after the spinner
+ * is up, so `--help`, `config` and usage errors stay instant and network commands show life at
+ * once.
  */
 export function loadSdk() {
   return import('@qrctl/sdk')

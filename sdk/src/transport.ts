@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ApiFetcherArgs } from '@ts-rest/core'
-import { Agent, fetch as undiciFetch } from 'undici'
+import type { Agent } from 'undici'
 import {
   errorFromResponse,
   parseRetryAfter,
@@ -79,6 +79,28 @@ function isKeyInProgress(error: QrctlApiError, headers: Record<string, string>):
   )
 }
 
+interface Undici {
+  agent: Agent
+  fetch: FetchFn
+}
+
+/**
+ * undici is about two thirds of the SDK's import time, and a client given its own `fetch`
+ * never needs it, so it is loaded with the first request rather than with the SDK.
+ */
+async function loadUndici(): Promise<Undici> {
+  const { Agent, fetch } = await import('undici')
+  const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 })
+  return {
+    agent,
+    fetch: (url, init) =>
+      fetch(url, {
+        ...(init as Parameters<typeof fetch>[1]),
+        dispatcher: agent,
+      }) as unknown as Promise<Response>,
+  }
+}
+
 /**
  * The HTTP layer under the ts-rest client: auth, Idempotency-Key, per-attempt timeout,
  * retries with backoff, rate-limit bookkeeping and error mapping. Only 2xx answers come back;
@@ -90,22 +112,11 @@ export class Transport {
   /** Status, request id, replay flag and headers of the latest answer. */
   lastResponse: ResponseInfo | undefined
   readonly #options: ResolvedOptions
-  readonly #agent: Agent | undefined
-  readonly #fetch: FetchFn
+  /** The SDK's own fetch and agent, once the first request has loaded them. */
+  #undici: Promise<Undici> | undefined
 
   constructor(options: ResolvedOptions) {
     this.#options = options
-    if (options.fetch) {
-      this.#fetch = options.fetch
-    } else {
-      const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 })
-      this.#agent = agent
-      this.#fetch = (url, init) =>
-        undiciFetch(url, {
-          ...(init as Parameters<typeof undiciFetch>[1]),
-          dispatcher: agent,
-        }) as unknown as Promise<Response>
-    }
   }
 
   /** The `api` of the ts-rest client. */
@@ -113,8 +124,10 @@ export class Transport {
     const options = args.requestOptions ?? {}
     const maxRetries = options.maxRetries ?? this.#options.maxRetries
     const headers = this.#headers(args, options, maxRetries)
+    // Outside the attempts: a failure to load undici is not a network error to retry.
+    const fetch = await this.#fetchFn()
     for (let retry = 0; ; retry++) {
-      const attempt = await this.#attempt(args, headers, options, retry)
+      const attempt = await this.#attempt(fetch, args, headers, options, retry)
       if (attempt.ok) return attempt.result
       const delayMs = retryDelayMs(retry, attempt.retryAfter)
       // A Retry-After beyond the cap is an instruction to come back much later, not a blip.
@@ -133,7 +146,14 @@ export class Transport {
 
   /** Closes the keep-alive connections of the SDK's own agent. */
   async close(): Promise<void> {
-    await this.#agent?.close()
+    if (this.#undici) await (await this.#undici).agent.close()
+  }
+
+  /** The caller's `fetch`, or the SDK's own once the first request has loaded it. */
+  async #fetchFn(): Promise<FetchFn> {
+    if (this.#options.fetch) return this.#options.fetch
+    this.#undici ??= loadUndici()
+    return (await this.#undici).fetch
   }
 
   #headers(args: FetcherArgs, options: RequestOptions, maxRetries: number): Record<string, string> {
@@ -153,6 +173,7 @@ export class Transport {
   }
 
   async #attempt(
+    fetch: FetchFn,
     args: FetcherArgs,
     headers: Record<string, string>,
     options: RequestOptions,
@@ -165,7 +186,7 @@ export class Transport {
     let response: Response
     let body: unknown
     try {
-      response = await this.#fetch(args.path, {
+      response = await fetch(args.path, {
         method: args.method,
         headers,
         body: typeof args.body === 'string' ? args.body : undefined,

@@ -78,8 +78,9 @@ describe('error classes against a live server', () => {
     const owner = await clientOfNewAccount(server)
     const other = await clientOfNewAccount(server)
     const code = await owner.qrCodes.create({ name: 'mine', contentType: 'text', content: 'mine' })
-    for (const call of [other.qrCodes.get(code.id), owner.qrCodes.get(randomUUID())]) {
-      const error = await failure(call)
+    // One after the other: started together, the second could reject before anyone awaits it.
+    for (const call of [() => other.qrCodes.get(code.id), () => owner.qrCodes.get(randomUUID())]) {
+      const error = await failure(call())
       expect(error).toBeInstanceOf(QrctlNotFoundError)
       expect(error).toMatchObject({ status: 404, code: 'not_found' })
     }
