@@ -11,10 +11,18 @@ const EnvSchema = z.object({
   GEOIP_DB: z.string().min(1).optional(),
   VISITOR_SECRET: z.string().min(16, 'VISITOR_SECRET must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  // off/false/0: no proxy; on/true: one proxy hop (a load balancer); N: N hops.
   TRUST_PROXY: z
-    .enum(['on', 'off', 'true', 'false', '1', '0'])
+    .string()
     .default('off')
-    .transform((v) => v === 'on' || v === 'true' || v === '1'),
+    .transform((v) => ({ off: '0', false: '0', on: '1', true: '1' })[v.toLowerCase()] ?? v)
+    .pipe(
+      z.coerce
+        .number({ message: 'TRUST_PROXY must be off, on, or a number of proxy hops' })
+        .int()
+        .min(0)
+        .max(10),
+    ),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
 })
 
@@ -32,7 +40,8 @@ export interface Config {
   geoipDb: string | undefined
   visitorSecret: string | undefined
   logLevel: (typeof LOG_LEVELS)[number]
-  trustProxy: boolean
+  /** How many proxies in front of the server to trust for X-Forwarded-For; 0 = none. */
+  trustProxyHops: number
   rateLimitPerMinute: number
 }
 
@@ -64,7 +73,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     geoipDb: e.GEOIP_DB,
     visitorSecret: e.VISITOR_SECRET,
     logLevel: e.LOG_LEVEL,
-    trustProxy: e.TRUST_PROXY,
+    trustProxyHops: e.TRUST_PROXY,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
   }
 }

@@ -12,7 +12,7 @@ describe('configuration from the environment', () => {
       geoipDb: undefined,
       visitorSecret: undefined,
       logLevel: 'info',
-      trustProxy: false,
+      trustProxyHops: 0,
       rateLimitPerMinute: 100,
     })
   })
@@ -39,7 +39,7 @@ describe('configuration from the environment', () => {
       geoipDb: '/data/city.mmdb',
       visitorSecret: 'a-long-enough-secret',
       logLevel: 'warn',
-      trustProxy: true,
+      trustProxyHops: 1,
       rateLimitPerMinute: 250,
     })
   })
@@ -57,14 +57,19 @@ describe('configuration from the environment', () => {
   })
 
   it.each([
-    ['on', true],
-    ['true', true],
-    ['1', true],
-    ['off', false],
-    ['false', false],
-    ['0', false],
-  ])('reads TRUST_PROXY=%s as %s', (value, expected) => {
-    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toBe(expected)
+    ['on', 1],
+    ['true', 1],
+    ['1', 1],
+    ['3', 3],
+    ['off', 0],
+    ['false', 0],
+    ['0', 0],
+  ])('reads TRUST_PROXY=%s as %i trusted proxy hops', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxyHops).toBe(expected)
+  })
+
+  it.each(['maybe', '-1', '11', '1.5'])('refuses TRUST_PROXY=%s', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/)
   })
 
   it('names every invalid variable at once', () => {

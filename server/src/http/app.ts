@@ -36,7 +36,7 @@ export interface AppDeps {
 export function createApp({ ctx, limits, publicRoutes = [] }: AppDeps): Express {
   const app = express()
   app.disable('x-powered-by')
-  app.set('trust proxy', ctx.config.trustProxy)
+  app.set('trust proxy', ctx.config.trustProxyHops)
   app.set('query parser', 'simple')
   app.use(requestId)
   app.use(metricsMiddleware)

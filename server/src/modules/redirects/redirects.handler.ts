@@ -26,16 +26,20 @@ function requestId(req: IncomingMessage): string {
 }
 
 /**
- * The client address as Express's `req.ip` gives it: with TRUST_PROXY every proxy is
- * trusted, so it is the left-most X-Forwarded-For entry.
+ * The client address as Express's `req.ip` gives it with `trust proxy` set to a hop count:
+ * the X-Forwarded-For entry that the last trusted proxy saw. Entries left of it are the
+ * client's own words and are never believed.
  */
-export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const header = req.headers['x-forwarded-for']
-    const first = (Array.isArray(header) ? header[0] : header)?.split(',', 1)[0]?.trim()
-    if (first) return first
-  }
-  return req.socket.remoteAddress ?? ''
+export function clientAddress(req: IncomingMessage, trustProxyHops: number): string {
+  const socket = req.socket.remoteAddress ?? ''
+  if (trustProxyHops === 0) return socket
+  const header = req.headers['x-forwarded-for']
+  const forwarded = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0)
+  if (forwarded.length === 0) return socket
+  return forwarded[Math.max(0, forwarded.length - trustProxyHops)] as string
 }
 
 export interface RedirectHandler {
@@ -57,7 +61,7 @@ export function createRedirectHandler(ctx: Ctx, recorder: ScanRecorder): Redirec
     ctx.db,
     ctx.config.database.dialect === 'sqlite' ? ctx.config.database.filename : undefined,
   )
-  const trustProxy = ctx.config.trustProxy
+  const trustProxyHops = ctx.config.trustProxyHops
 
   const sendPage = (res: ServerResponse, id: string, status: number, body: string) => {
     res.writeHead(status, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': id })
@@ -101,7 +105,7 @@ export function createRedirectHandler(ctx: Ctx, recorder: ScanRecorder): Redirec
       req.method === 'GET' &&
       recorder.record({
         qrCodeId: resolution.qrCodeId,
-        ip: clientAddress(req, trustProxy),
+        ip: clientAddress(req, trustProxyHops),
         userAgent: req.headers['user-agent'],
         referer: req.headers.referer,
       })
