@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type QrCode, Qrctl } from '@qrctl/sdk'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { holdIdempotencyKey } from '../sdk/live.js'
 import { startServer, type TestServer } from '../support/server.js'
 import { apiEnv, buildCli, type Home, killGroup, plain, runCli, startCli, tempHome } from './support/cli.js'
 import { startProxy } from './support/proxy.js'
@@ -9,6 +11,7 @@ import { startProxy } from './support/proxy.js'
 let server: TestServer
 let home: Home
 let env: Record<string, string>
+let accountId: string
 let sdk: Qrctl
 
 beforeAll(async () => {
@@ -20,6 +23,7 @@ afterAll(() => server.close())
 beforeEach(async () => {
   home = tempHome()
   const account = await server.createAccount()
+  accountId = account.accountId
   sdk = new Qrctl({ apiKey: account.apiKey, baseUrl: server.baseUrl })
   env = apiEnv(home, server, account.apiKey)
 })
@@ -99,6 +103,7 @@ describe('a 1,000-row CSV with 3 invalid rows', () => {
     const progress = res.stderr.split('\n').filter((l) => l.startsWith('batch '))
     expect(progress).toHaveLength(10)
     for (const line of progress) expect(line).toMatch(/^batch \d+\/10: lines \d+–\d+: \d+ created, 0 failed$/)
+    expect(res.stderr).not.toContain('replayed')
 
     const results = readResults(out)
     expect(results[0]).toEqual(['line', 'status', 'id', 'name', 'shortCode', 'shortUrl', 'error'])
@@ -221,7 +226,12 @@ describe('resuming', () => {
     expect(res.code).toBe(0)
     expect(res.stderr).toContain(`Resuming ${file}: 2 of 10 batches were finished earlier.`)
     expect(res.stderr).toContain('batch 1/10: lines 2–101: 100 created, 0 failed (done in an earlier run)')
-    expect(res.stderr).toContain('batch 3/10: lines 202–301: 100 created, 0 failed\n')
+    // Its answer was lost, so it was sent again and the server replayed it.
+    expect(res.stderr).toContain(
+      'batch 3/10: lines 202–301: 100 created, 0 failed (replayed by the server)\n',
+    )
+    expect(res.stderr).toContain('batch 4/10: lines 302–401: 100 created, 0 failed\n')
+    expect(res.stderr).toContain('1 of 10 batches (100 rows) were replayed by the server')
     expect(res.stderr).toContain('1000 created, 0 failed.')
     const codes = await allCodes()
     expect(codes).toHaveLength(1000)
@@ -240,12 +250,45 @@ describe('resuming', () => {
     const res = await runCli(['batch', file], { env, timeoutMs: 120_000 })
     expect(res.code).toBe(0)
     expect(res.stderr).not.toContain('Resuming')
+    expect(res.stderr).toContain('3 of 10 batches (300 rows) were replayed by the server')
     expect(await total()).toBe(1000)
     expect(new Set((await allCodes()).map((c) => c.name)).size).toBe(1000)
     // And once more: a file that was finished creates nothing new.
-    expect((await runCli(['batch', file], { env, timeoutMs: 120_000 })).code).toBe(0)
+    const again = await runCli(['batch', file], { env, timeoutMs: 120_000 })
+    expect(again.code).toBe(0)
+    expect(again.stderr).toContain('10 of 10 batches (1000 rows) were replayed by the server')
     expect(await total()).toBe(1000)
   }, 180_000)
+
+  it('waits for a batch the server is still working on, then reports it replayed', async () => {
+    const text = csv(300)
+    const file = writeCsv('codes.csv', text)
+    expect((await runCli(['batch', file], { env })).code).toBe(0)
+    // As if the run that sent batch 2 had been killed while the server was still creating it.
+    const fileHash = createHash('sha256').update(text).digest('hex').slice(0, 16)
+    const held = await holdIdempotencyKey(server, accountId, `batch-${fileHash}-102-201`)
+    const conflicts: number[] = []
+    const proxy = await startProxy(
+      server.baseUrl,
+      () => 'pass',
+      async (n, status) => {
+        if (status !== 409) return
+        conflicts.push(n)
+        await held.finish()
+      },
+    )
+    const res = await runCli(['batch', file], { env: { ...env, QRCTL_BASE_URL: proxy.url } })
+    await proxy.close()
+    expect(res.code).toBe(0)
+    // The 409 for batch 2 (request 2) was retried by the SDK: request 3 is its retry.
+    expect(conflicts).toEqual([2])
+    expect(proxy.batches).toBe(4)
+    for (const lines of ['2–101', '102–201', '202–301'])
+      expect(res.stderr).toContain(`lines ${lines}: 100 created, 0 failed (replayed by the server)\n`)
+    expect(res.stderr).toContain('3 of 3 batches (300 rows) were replayed by the server')
+    expect(res.stderr).toContain('300 created, 0 failed.')
+    expect(await total()).toBe(300)
+  })
 
   it('Ctrl-C stops the upload with exit 2 and says how to resume', async () => {
     const file = writeCsv('codes.csv', csv(500))
@@ -270,5 +313,12 @@ describe('on a terminal', () => {
     expect(text).not.toMatch(/^batch \d/m)
     expect(res.stdout.trimEnd().split('\n')).toHaveLength(250)
     expect(res.stdout).not.toContain('\u001b')
+    expect(text).not.toContain('replayed')
+
+    const again = await runCli(['batch', file], { env, tty: 'stderr' })
+    expect(again.code).toBe(0)
+    expect(plain(again.stderr)).toContain('3 of 3 batches (250 rows) were replayed by the server')
+    expect(again.stdout.trimEnd().split('\n')).toHaveLength(250)
+    expect(await total()).toBe(250)
   })
 })

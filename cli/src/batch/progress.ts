@@ -2,6 +2,12 @@ import cliProgress from 'cli-progress'
 import type { Ui } from '../ui.js'
 import type { Chunk, ChunkDone, UploadHooks } from './upload.js'
 
+const NOTES: Record<ChunkDone['source'], string> = {
+  sent: '',
+  replayed: ' (replayed by the server)',
+  state: ' (done in an earlier run)',
+}
+
 /**
  * How an upload shows its progress on stderr: a bar on a terminal that can redraw, one line
  * per batch otherwise (a log, a CI job), waits for the rate-limit window included.
@@ -28,7 +34,7 @@ export function progressHooks(
     : undefined
   bar?.start(total, 0, { created, failed, status: '' })
   return {
-    onChunk({ index, chunk, outcomes, fromState }: ChunkDone) {
+    onChunk({ index, chunk, outcomes, source }: ChunkDone) {
       const ok = outcomes.filter((o) => o.ok).length
       created += ok
       failed += outcomes.length - ok
@@ -37,9 +43,8 @@ export function progressHooks(
         return
       }
       const lines = `lines ${chunk.lines[0]}–${chunk.lines.at(-1)}`
-      const earlier = fromState ? ' (done in an earlier run)' : ''
       ui.info(
-        `batch ${index + 1}/${chunks.length}: ${lines}: ${ok} created, ${outcomes.length - ok} failed${earlier}`,
+        `batch ${index + 1}/${chunks.length}: ${lines}: ${ok} created, ${outcomes.length - ok} failed${NOTES[source]}`,
       )
     },
     onWait(ms, reason) {

@@ -46,6 +46,7 @@ export async function uploadChunks(
     ui.info(`Resuming ${label}: ${state.size} of ${chunks.length} batches were finished earlier.`)
 
   const outcomes: RowOutcome[] = []
+  const replayed = { batches: 0, rows: 0 }
   const progress = progressHooks(ui, chunks, invalidCount)
   const abort = new AbortController()
   const onSigint = () => abort.abort(new Error('interrupted'))
@@ -58,6 +59,10 @@ export async function uploadChunks(
       {
         onChunk: (done) => {
           outcomes.push(...done.outcomes)
+          if (done.source === 'replayed') {
+            replayed.batches++
+            replayed.rows += done.chunk.lines.length
+          }
           progress.onChunk(done)
         },
         onWait: progress.onWait,
@@ -78,6 +83,11 @@ export async function uploadChunks(
     process.off('SIGINT', onSigint)
     progress.stop()
   }
+  if (replayed.batches > 0)
+    ui.info(
+      `${replayed.batches} of ${chunks.length} batches (${replayed.rows} rows) were replayed by the server: ` +
+        'it had done them before, so nothing was created twice.',
+    )
   await state.remove()
   return outcomes
 }

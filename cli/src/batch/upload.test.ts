@@ -1,6 +1,10 @@
-import type { QrCode } from '@qrctl/sdk'
-import { describe, expect, it } from 'vitest'
-import { type Chunk, makeChunks, outcomesOf } from './upload.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type QrCode, Qrctl, QrctlConflictError } from '@qrctl/sdk'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { BatchState } from './state.js'
+import { type Chunk, type ChunkDone, makeChunks, outcomesOf, upload } from './upload.js'
 
 const code = (id: string) => ({ id }) as QrCode
 
@@ -39,5 +43,71 @@ describe('outcomesOf', () => {
   it('marks rows without an item as failed, with any error that names no index', () => {
     const outcomes = outcomesOf(chunk, { created: 0, errors: ['something broke'], items: [] })
     expect(outcomes.every((o) => !o.ok && o.errors[0] === 'something broke')).toBe(true)
+  })
+})
+
+describe('upload', () => {
+  const API_KEY = `qrk_${'a'.repeat(40)}`
+  const input = { name: 'a', contentType: 'text' as const, content: 'a' }
+  const chunks: Chunk[] = [
+    { key: 'batch-f-2-2', lines: [2], codes: [input] },
+    { key: 'batch-f-3-3', lines: [3], codes: [input] },
+  ]
+  let dir: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'qrctl-upload-'))
+  })
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+    })
+  const created = { data: { created: 1, errors: [], items: [code('x')] } }
+  const conflict = (reason: string, idempotencyKey: string) =>
+    answer(409, { error: 'conflict', details: { message: `key ${reason}`, reason, idempotencyKey } })
+
+  /** Runs `upload` over the chunks against scripted answers; returns what it reported and sent. */
+  async function run(answers: ((key: string) => Response)[]) {
+    const keys: string[] = []
+    const fetch = async (_url: string, init: RequestInit) => {
+      const key = new Headers(init.headers).get('idempotency-key') ?? ''
+      keys.push(key)
+      const next = answers.shift()
+      if (!next) throw new Error('no answer scripted')
+      return next(key)
+    }
+    const client = new Qrctl({ apiKey: API_KEY, fetch })
+    const state = await BatchState.open({ XDG_STATE_HOME: dir }, 'f', API_KEY)
+    const done: ChunkDone[] = []
+    const waits: string[] = []
+    const outcome = upload(
+      client,
+      chunks,
+      state,
+      { onChunk: (d) => done.push(d), onWait: (_, reason) => waits.push(reason) },
+      new AbortController().signal,
+    ).catch((error: unknown) => error)
+    return { error: await outcome, keys, sources: done.map((d) => d.source), waits }
+  }
+
+  it('leaves a key still in progress to the SDK and tells replayed batches from sent ones', async () => {
+    const { error, keys, sources, waits } = await run([
+      () => answer(201, created),
+      (key) => conflict('in_progress', key),
+      () => answer(201, created, { 'idempotent-replayed': 'true' }),
+    ])
+    expect(error).toBeUndefined()
+    expect(keys).toEqual(['batch-f-2-2', 'batch-f-3-3', 'batch-f-3-3'])
+    expect(sources).toEqual(['sent', 'replayed'])
+    expect(waits).toEqual([])
+  })
+
+  it('stops at a key used with other rows, without retrying', async () => {
+    const { error, keys, sources } = await run([(key) => conflict('mismatch', key)])
+    expect(error).toBeInstanceOf(QrctlConflictError)
+    expect(keys).toEqual(['batch-f-2-2'])
+    expect(sources).toEqual([])
   })
 })

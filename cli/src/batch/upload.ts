@@ -17,8 +17,12 @@ export interface ChunkDone {
   index: number
   chunk: Chunk
   outcomes: RowOutcome[]
-  /** True when the answer came from the state file, without a request. */
-  fromState: boolean
+  /**
+   * Where the answer came from: `sent`, the server did the batch now; `replayed`, the server
+   * had done it before under the same key (an earlier run, or an attempt whose answer was
+   * lost) and answered it again; `state`, the state file, without a request.
+   */
+  source: 'sent' | 'replayed' | 'state'
 }
 
 export interface UploadHooks {
@@ -110,36 +114,29 @@ async function pace(client: Qrctl, hooks: UploadHooks, signal: AbortSignal): Pro
 const MAX_ATTEMPTS = 6
 
 /**
- * Sends one batch with its idempotency key. Two answers are waited out rather than failed: a
- * 429 that survived the SDK's retries (someone else spent the window), and a 409 for our own
- * key (the first attempt of this batch, from a run that was interrupted, is still running on
- * the server; its answer is replayed once stored).
+ * Sends one batch with its idempotency key. A 429 that survived the SDK's retries (someone
+ * else spent the window) is waited out rather than failed. A 409 saying our key is still in
+ * progress (this batch, from a run that was interrupted, is still running on the server) is
+ * the SDK's to wait out; it returns the replayed answer once the server has stored it.
  */
 async function send(
   client: Qrctl,
   chunk: Chunk,
   hooks: UploadHooks,
   signal: AbortSignal,
-): Promise<BatchResult> {
-  const sdk = await loadSdk()
+): Promise<{ result: BatchResult; replayed: boolean }> {
+  const { QrctlRateLimitError } = await loadSdk()
   for (let attempt = 1; ; attempt++) {
     await pace(client, hooks, signal)
     try {
-      return await client.qrCodes.batch(chunk.codes, { idempotencyKey: chunk.key, signal })
+      const result = await client.qrCodes.batch(chunk.codes, { idempotencyKey: chunk.key, signal })
+      // Batches go one at a time, so the latest answer is this one.
+      return { result, replayed: client.lastResponse?.replayed === true }
     } catch (error) {
-      if (attempt >= MAX_ATTEMPTS) throw error
-      if (error instanceof sdk.QrctlRateLimitError) {
-        const ms = (error.retryAfter ?? 1) * 1000 + RESET_MARGIN_MS
-        hooks.onWait(ms, 'rate limited by the server')
-        await sleep(ms, signal)
-        continue
-      }
-      if (error instanceof sdk.QrctlConflictError && error.details.idempotencyKey === chunk.key) {
-        hooks.onWait(1000, 'this batch is still being processed from an earlier run')
-        await sleep(1000, signal)
-        continue
-      }
-      throw error
+      if (attempt >= MAX_ATTEMPTS || !(error instanceof QrctlRateLimitError)) throw error
+      const ms = (error.retryAfter ?? 1) * 1000 + RESET_MARGIN_MS
+      hooks.onWait(ms, 'rate limited by the server')
+      await sleep(ms, signal)
     }
   }
 }
@@ -155,11 +152,12 @@ export async function upload(
   for (const [index, chunk] of chunks.entries()) {
     const saved = state.find(chunk.key, chunk.lines)
     if (saved) {
-      hooks.onChunk({ index, chunk, outcomes: outcomesOf(chunk, saved.result), fromState: true })
+      hooks.onChunk({ index, chunk, outcomes: outcomesOf(chunk, saved.result), source: 'state' })
       continue
     }
-    const result = await send(client, chunk, hooks, signal)
+    const { result, replayed } = await send(client, chunk, hooks, signal)
     await state.add({ key: chunk.key, lines: chunk.lines, result })
-    hooks.onChunk({ index, chunk, outcomes: outcomesOf(chunk, result), fromState: false })
+    const source = replayed ? 'replayed' : 'sent'
+    hooks.onChunk({ index, chunk, outcomes: outcomesOf(chunk, result), source })
   }
 }

@@ -21,9 +21,14 @@ async function body(req: IncomingMessage): Promise<Buffer> {
 /**
  * An HTTP proxy in front of a test server that can lose the answer of a chosen batch request:
  * the server handles it (the codes are created) but the client never hears back, as when a
- * connection drops or the CLI is killed mid-request.
+ * connection drops or the CLI is killed mid-request. `onBatchAnswer` sees the status of each
+ * batch answer and is awaited before the client gets it.
  */
-export async function startProxy(target: string, decide: (n: number) => BatchAction): Promise<Proxy> {
+export async function startProxy(
+  target: string,
+  decide: (n: number) => BatchAction,
+  onBatchAnswer?: (n: number, status: number) => Promise<void>,
+): Promise<Proxy> {
   const waiters = new Map<number, () => void>()
   const done = new Set<number>()
   const held = new Set<ServerResponse>()
@@ -47,6 +52,7 @@ export async function startProxy(target: string, decide: (n: number) => BatchAct
     if (isBatch) {
       done.add(n)
       waiters.get(n)?.()
+      await onBatchAnswer?.(n, answer.status)
     }
     if (isBatch && decide(n) === 'lose-answer') {
       held.add(res)
