@@ -5,15 +5,15 @@ import { createKey } from '../api-keys/api-keys.service.js'
 import type { Account, Plan, SubscriptionStatus } from './accounts.repository.js'
 import * as repo from './accounts.repository.js'
 
-export async function createAccount(
-  ctx: Ctx,
-  input: {
-    name: string
-    plan?: Plan
-    subscriptionStatus?: SubscriptionStatus
-    rateLimitPerMinute?: number | null
-  },
-): Promise<Account> {
+/** A new account: the paid plan with an active subscription unless said otherwise. */
+export interface NewAccount {
+  name: string
+  plan?: Plan
+  subscriptionStatus?: SubscriptionStatus
+  rateLimitPerMinute?: number | null
+}
+
+export async function createAccount(ctx: Ctx, input: NewAccount): Promise<Account> {
   const account: Account = {
     id: ctx.ids.uuid(),
     name: input.name,
@@ -29,12 +29,7 @@ export async function createAccount(
 /** An account with a first read_write key: what `admin create-account` and the first start make. */
 export async function createAccountWithKey(
   ctx: Ctx,
-  input: {
-    name: string
-    plan?: Plan
-    subscriptionStatus?: SubscriptionStatus
-    rateLimitPerMinute?: number | null
-  },
+  input: NewAccount,
 ): Promise<{ account: Account; key: ApiKeyWithSecret }> {
   const account = await createAccount(ctx, input)
   const key = await createKey(ctx, account.id, { name: 'default', scope: 'read_write' })
