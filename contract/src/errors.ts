@@ -41,6 +41,13 @@ export const ErrorBody = z
         issues: z.array(Issue).optional(),
         retryAfter: z.number().int().optional().describe('Seconds to wait, with `rate_limited`'),
         requestId: z.string().optional(),
+        idempotencyKey: z.string().optional().describe('With an Idempotency-Key `conflict`: the key'),
+        reason: z
+          .enum(['in_progress', 'mismatch'])
+          .optional()
+          .describe(
+            'With an Idempotency-Key `conflict`: `in_progress` (retry shortly) or `mismatch` (never retry)',
+          ),
       })
       .passthrough(),
   })

@@ -15,6 +15,9 @@ function carriesSecret(body: unknown): boolean {
 /** A key is remembered this long (DESIGN §6). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
 
+/** A request still pending after this long was cut off (its process died); a retry may run it again. */
+export const PENDING_TIMEOUT_MS = 60_000
+
 /**
  * `Idempotency-Key` on any POST: the same key and request within 24 hours answer the first
  * response again and do nothing; the same key with another request is a 409. The answer is
@@ -32,7 +35,11 @@ export function idempotency(ctx: Ctx): RequestHandler {
     const requestHash = sha256Hex(`${req.method} ${req.originalUrl}\n${JSON.stringify(req.body ?? null)}`)
     const now = ctx.clock.now()
     const stored = await repo.findStoredRequest(ctx.db, accountId, key)
-    if (stored && now.getTime() - Date.parse(stored.createdAt) < IDEMPOTENCY_WINDOW_MS) {
+    const age = stored ? now.getTime() - Date.parse(stored.createdAt) : 0
+    const isPending = stored !== undefined && (stored.status === null || stored.responseBody === null)
+    const isLive =
+      stored !== undefined && age < IDEMPOTENCY_WINDOW_MS && !(isPending && age >= PENDING_TIMEOUT_MS)
+    if (stored && isLive) {
       if (stored.requestHash !== requestHash) {
         return next(
           conflict('This Idempotency-Key was already used with a different request', {
@@ -53,6 +60,7 @@ export function idempotency(ctx: Ctx): RequestHandler {
       res.status(stored.status).type('application/json').send(stored.responseBody)
       return
     }
+    // Expired, or pending so long its process must have died: the key is free again.
     if (stored) await repo.deleteStoredRequest(ctx.db, accountId, key)
     try {
       await repo.insertPendingRequest(ctx.db, accountId, key, requestHash, now.toISOString())
