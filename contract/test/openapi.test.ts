@@ -158,7 +158,14 @@ describe('error responses', () => {
     expect(errorSchema.properties?.error).toMatchObject({ type: 'string' })
     const details = errorSchema.properties?.details as SchemaObject
     expect(details.required).toEqual(['message'])
-    expect(propertyNames(details)).toEqual(['message', 'issues', 'retryAfter', 'requestId'])
+    expect(propertyNames(details)).toEqual([
+      'message',
+      'issues',
+      'retryAfter',
+      'requestId',
+      'idempotencyKey',
+      'reason',
+    ])
   })
 
   it('are declared by every operation: 400, 401, 403, 429 and 500', () => {
