@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import {
@@ -53,7 +53,11 @@ const COMMANDS = [
 describe('the binary', () => {
   it('is the workspace bin with a node shebang, executable', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'cli', 'package.json'), 'utf8'))
-    expect(pkg.bin).toEqual({ qrctl: './dist/main.js' })
+    expect(pkg.bin).toEqual({ qrctl: './bin/qrctl.js' })
+    expect(readFileSync(join(ROOT, 'cli', 'bin', 'qrctl.js'), 'utf8').split('\n')[0]).toBe(
+      '#!/usr/bin/env node',
+    )
+    expect(statSync(join(ROOT, 'cli', 'bin', 'qrctl.js')).mode & 0o111).not.toBe(0)
     expect(readFileSync(MAIN, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node')
   })
 
