@@ -21,6 +21,8 @@ export async function valueOrStdin(ui: Ui, value: string): Promise<string> {
  */
 export function promptSecret(ui: Ui, question: string): Promise<string> {
   const stdin = ui.stdin
+  // Echo goes off before the prompt shows: a key pasted the moment `> ` appears stays hidden.
+  stdin.setRawMode(true)
   ui.info(question)
   ui.stderr.write('> ')
   return new Promise((resolve, reject) => {
@@ -48,7 +50,6 @@ export function promptSecret(ui: Ui, question: string): Promise<string> {
         else if (ch >= ' ') value += ch
       }
     }
-    stdin.setRawMode(true)
     stdin.resume()
     stdin.on('data', onData)
   })
