@@ -1,7 +1,8 @@
 import type { Template } from '@qrctl/contract'
+import { escapeHtml as e } from '../../lib/html.js'
 import type { ShowcaseRecord } from '../showcases/showcases.repository.js'
 import { paletteCss, resolvePalette } from './showcase-pages.colors.js'
-import { escapeHtml as e, safeUrl } from './showcase-pages.html.js'
+import { safeUrl } from './showcase-pages.html.js'
 import { stylesheetPath } from './showcase-pages.styles.js'
 
 /**
