@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Issue } from '@qrctl/contract'
 import type { Request, RequestHandler, Response } from 'express'
 import type { Ctx } from '../context.js'
@@ -10,17 +9,15 @@ import {
   rateLimited,
   unauthorized,
 } from '../errors.js'
+import { requestIdFrom } from '../lib/request-id.js'
 import { hasActiveSubscription } from '../modules/accounts/accounts.repository.js'
 import { authenticate } from '../modules/api-keys/api-keys.service.js'
 import type { RateLimitState, RateLimits } from './rate-limit.js'
 import './express-types.js'
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
-
 /** Every response carries X-Request-Id: the caller's, when it is sane, or a new one. */
 export const requestId: RequestHandler = (req, res, next) => {
-  const incoming = req.get('x-request-id')
-  req.id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+  req.id = requestIdFrom(req.headers['x-request-id'])
   res.setHeader('X-Request-Id', req.id)
   next()
 }

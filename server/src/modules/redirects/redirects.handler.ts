@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Counter } from 'prom-client'
 import type { Ctx } from '../../context.js'
 import { registry } from '../../http/metrics.js'
+import { requestIdFrom } from '../../lib/request-id.js'
 import type { ScanRecorder } from '../scans/scan-recorder.js'
 import { errorPage, gonePage, notFoundPage, PAGE_HEADERS } from './redirects.pages.js'
 import { createRedirectLookup, type RedirectTarget } from './redirects.repository.js'
@@ -16,14 +16,6 @@ const outcomes = new Counter({
 })
 const counted = outcomes.labels('counted')
 const notCounted = outcomes.labels('not_counted')
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
-
-/** The caller's X-Request-Id when it is sane, else a new one (as the Express middleware does). */
-function requestId(req: IncomingMessage): string {
-  const incoming = req.headers['x-request-id']
-  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
-}
 
 /**
  * The client address as Express's `req.ip` gives it with `trust proxy` set to a hop count:
@@ -126,7 +118,7 @@ export function createRedirectHandler(ctx: Ctx, recorder: ScanRecorder): Redirec
       const url = req.url
       if (!url?.startsWith('/r/') || (req.method !== 'GET' && req.method !== 'HEAD')) return false
       const started = performance.now()
-      const id = requestId(req)
+      const id = requestIdFrom(req.headers['x-request-id'])
       const shortCode = parseShortCode(url)
       if (!shortCode) {
         answer(req, res, id, started, undefined)
