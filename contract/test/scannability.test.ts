@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { type ContentType, encodePayload, type Style } from '../src/index.js'
+import { parseHexColor } from '../src/payload/contrast.js'
 import {
   checkCapacity,
   createSymbol,
@@ -10,7 +11,6 @@ import {
   renderPng,
   renderSvg,
 } from '../src/render/index.js'
-import { rgb } from '../src/render/style.js'
 import {
   addBorder,
   type Bitmap,
@@ -158,7 +158,7 @@ async function renderAndDecode(
     // Margin 0 is for layouts that supply their own quiet zone (a page, a card, a screen); a
     // symbol without one cannot be located, so this harness adds four modules of the background
     // colour around the image, as such a layout would. Nothing else about the image changes.
-    const background = rgb(s.backgroundColor)
+    const background = parseHexColor(s.backgroundColor)
     bitmap = addBorder(bitmap, Math.ceil((4 * bitmap.width) / modules), background)
     if (jsqrBitmap)
       jsqrBitmap = addBorder(jsqrBitmap, Math.ceil((4 * jsqrBitmap.width) / modules), background)

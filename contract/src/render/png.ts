@@ -1,5 +1,6 @@
 import { encode } from 'fast-png'
-import { normalizeStyle, rgb, type StyleInput } from './style.js'
+import { parseHexColor } from '../payload/contrast.js'
+import { normalizeStyle, type StyleInput } from './style.js'
 import { createSymbol, type QrSymbol } from './symbol.js'
 
 export const PNG_SIZE = { min: 64, max: 4096, default: 512 } as const
@@ -85,6 +86,6 @@ export function renderPng(payload: string, style: StyleInput, options: PngOption
     data: rasterize(symbol, s.margin, size),
     depth: 1,
     channels: 1,
-    palette: [rgb(s.backgroundColor), rgb(s.foregroundColor)],
+    palette: [parseHexColor(s.backgroundColor), parseHexColor(s.foregroundColor)],
   })
 }

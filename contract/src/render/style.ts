@@ -1,4 +1,3 @@
-import { parseHexColor } from '../payload/contrast.js'
 import { type ErrorCorrectionLevel, STYLE_DEFAULTS, type Style } from '../schemas/qr-codes.js'
 
 /** A style with every field filled in; colours as upper-case `#RRGGBB`. */
@@ -41,9 +40,4 @@ export function normalizeStyle(style: StyleInput): NormalizedStyle {
     errorCorrectionLevel,
     margin,
   }
-}
-
-/** `#RRGGBB` → [r, g, b] in 0–255. */
-export function rgb(color: string): [number, number, number] {
-  return parseHexColor(color)
 }
