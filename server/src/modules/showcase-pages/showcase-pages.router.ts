@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { TEMPLATES, type Template } from '@qrctl/contract'
 import { type Request, type Response, Router } from 'express'
-import { isbot } from 'isbot'
 import type { Ctx } from '../../context.js'
+import { userAgentDetails } from '../scans/scan-details.js'
 import { showcaseUrl } from '../showcases/showcases.service.js'
 import { renderNotFoundPage, renderShowcasePage } from './showcase-pages.page.js'
 import * as pages from './showcase-pages.service.js'
@@ -39,9 +39,12 @@ function sendHtml(res: Response, status: number, render: (nonce: string) => stri
 
 const notFoundPage = (res: Response) => sendHtml(res, 404, renderNotFoundPage)
 
-/** People, not crawlers or link previews, and not HEAD probes, move the counters (DESIGN §9). */
+/**
+ * People, not crawlers or link previews, and not HEAD probes, move the counters (DESIGN §9),
+ * by the same rule that decides which scans count.
+ */
 function isCountable(req: Request): boolean {
-  return req.method === 'GET' && !isbot(req.get('user-agent'))
+  return req.method === 'GET' && !userAgentDetails(req.get('user-agent')).isBot
 }
 
 const ASSET = /^([a-z]+)(?:\.([A-Za-z0-9_-]+))?\.css$/
