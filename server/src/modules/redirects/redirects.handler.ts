@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Counter } from 'prom-client'
 import type { Ctx } from '../../context.js'
+import type { Reader } from '../../db/reader.js'
 import { registry } from '../../http/metrics.js'
 import { requestIdFrom } from '../../lib/request-id.js'
 import type { ScanRecorder } from '../scans/scan-recorder.js'
@@ -37,7 +38,6 @@ export function clientAddress(req: IncomingMessage, trustProxyHops: number): str
 export interface RedirectHandler {
   /** Serves GET and HEAD /r/{shortCode}; answers false for every other request. */
   handle(req: IncomingMessage, res: ServerResponse): boolean
-  close(): void
 }
 
 /**
@@ -48,11 +48,12 @@ export interface RedirectHandler {
  * redirect, info otherwise). Scans are buffered after the answer is sent; no raw IP is
  * logged or kept.
  */
-export function createRedirectHandler(ctx: Ctx, recorder: ScanRecorder): RedirectHandler {
-  const lookup = createRedirectLookup(
-    ctx.db,
-    ctx.config.database.dialect === 'sqlite' ? ctx.config.database.filename : undefined,
-  )
+export function createRedirectHandler(
+  ctx: Ctx,
+  recorder: ScanRecorder,
+  reader: Reader | undefined,
+): RedirectHandler {
+  const lookup = createRedirectLookup(ctx.db, reader)
   const trustProxyHops = ctx.config.trustProxyHops
 
   const sendPage = (res: ServerResponse, id: string, status: number, body: string) => {
@@ -136,6 +137,5 @@ export function createRedirectHandler(ctx: Ctx, recorder: ScanRecorder): Redirec
       }
       return true
     },
-    close: () => lookup.close(),
   }
 }

@@ -1,5 +1,5 @@
-import SqliteDatabase from 'better-sqlite3'
 import type { Db } from '../../db/database.js'
+import { createSnapshot, prepareLookup, type Reader } from '../../db/reader.js'
 import type { Plan, SubscriptionStatus } from '../accounts/accounts.repository.js'
 
 /** What a short link needs to decide: the code's state and its account's subscription. */
@@ -55,49 +55,33 @@ function findQuery(db: Db, shortCode: string) {
 export interface RedirectLookup {
   /** Synchronous where the driver allows, so the hot path skips a promise. */
   find(shortCode: string): RedirectTarget | undefined | Promise<RedirectTarget | undefined>
-  close(): void
 }
 
 /**
- * Short links are the busiest path, so on a SQLite file the lookup gets its own read-only
- * connection with the statement prepared once (the shared Kysely connection prepares every
- * query anew and queues behind batch writes). WAL mode lets it read while scans are written,
- * and it sees every committed change at once, so a PATCHed target applies to the next scan.
- *
- * Answers are also kept until the database changes: `PRAGMA data_version` moves whenever any
- * other connection (this process's writer, an admin command, another process) commits, and
- * reading it costs a third of the lookup. PostgreSQL (and an in-memory SQLite) go through Kysely.
+ * Short links are the busiest path, so on a SQLite file the lookup runs on the read-only
+ * reader (see db/reader.ts) with its statement prepared once, and its answers are kept until
+ * the database changes: a PATCHed target applies to the very next scan. PostgreSQL (and an
+ * in-memory SQLite) go through Kysely.
  */
-export function createRedirectLookup(db: Db, sqliteFile: string | undefined): RedirectLookup {
-  if (!sqliteFile || sqliteFile === ':memory:') {
+export function createRedirectLookup(db: Db, reader: Reader | undefined): RedirectLookup {
+  if (!reader) {
     return {
       find: async (shortCode) => {
         const row = await findQuery(db, shortCode).executeTakeFirst()
         return row && toRedirectTarget(row)
       },
-      close: () => {},
     }
   }
-  const reader = new SqliteDatabase(sqliteFile, { readonly: true, fileMustExist: true })
-  reader.pragma('busy_timeout = 5000')
-  const statement = reader.prepare<[string], Row>(findQuery(db, '').compile().sql)
-  const dataVersion = reader.prepare<[], number>('pragma data_version').pluck()
-  const answers = new Map<string, RedirectTarget | undefined>()
-  let version: number | undefined
+  const findRow = prepareLookup(reader, (shortCode: string) => findQuery(db, shortCode))
+  const snapshot = createSnapshot(reader)
+  const find = snapshot.memo((shortCode: string) => {
+    const row = findRow(shortCode)
+    return row && toRedirectTarget(row)
+  })
   return {
     find: (shortCode) => {
-      const current = dataVersion.get()
-      if (current !== version) {
-        answers.clear()
-        version = current
-      }
-      if (answers.has(shortCode)) return answers.get(shortCode)
-      const row = statement.get(shortCode)
-      const target = row && toRedirectTarget(row)
-      if (answers.size >= 10_000) answers.clear()
-      answers.set(shortCode, target)
-      return target
+      snapshot.refresh()
+      return find(shortCode)
     },
-    close: () => reader.close(),
   }
 }
