@@ -59,8 +59,8 @@ export interface KeyWithAccount {
 }
 
 /** The live key with this hash and its account; revoked keys are not found. */
-export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyWithAccount | undefined> {
-  const row = await db
+export function keyByHashQuery(db: Db, keyHash: string) {
+  return db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
     .select([
@@ -75,15 +75,22 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyWithAcc
     ])
     .where('k.key_hash', '=', keyHash)
     .where('k.revoked_at', 'is', null)
-    .executeTakeFirst()
-  return (
-    row && {
-      ...row,
-      scope: row.scope as Scope,
-      plan: row.plan as Plan,
-      subscriptionStatus: row.subscriptionStatus as SubscriptionStatus,
-    }
-  )
+}
+
+export type KeyRow = NonNullable<Awaited<ReturnType<ReturnType<typeof keyByHashQuery>['executeTakeFirst']>>>
+
+export function toKeyWithAccount(row: KeyRow): KeyWithAccount {
+  return {
+    ...row,
+    scope: row.scope as Scope,
+    plan: row.plan as Plan,
+    subscriptionStatus: row.subscriptionStatus as SubscriptionStatus,
+  }
+}
+
+export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyWithAccount | undefined> {
+  const row = await keyByHashQuery(db, keyHash).executeTakeFirst()
+  return row && toKeyWithAccount(row)
 }
 
 /** Keys that still work at `now` (not revoked, not past a rotation's grace period). */

@@ -50,10 +50,19 @@ export async function createKey(
   }
 }
 
+/** Finds the live key with a hash: the repository's query, or the same query on a hot path's reader. */
+export type FindKeyByHash = (
+  keyHash: string,
+) => repo.KeyWithAccount | undefined | Promise<repo.KeyWithAccount | undefined>
+
 /** The caller behind a bearer secret, or undefined for a malformed, unknown, revoked or expired key. */
-export async function authenticate(ctx: Ctx, secret: string): Promise<Auth | undefined> {
+export async function authenticate(
+  ctx: Ctx,
+  secret: string,
+  findKeyByHash: FindKeyByHash = (keyHash) => repo.findKeyByHash(ctx.db, keyHash),
+): Promise<Auth | undefined> {
   if (!API_KEY_PATTERN.test(secret)) return undefined
-  const found = await repo.findKeyByHash(ctx.db, sha256Hex(secret))
+  const found = await findKeyByHash(sha256Hex(secret))
   if (!found) return undefined
   const now = ctx.clock.now()
   if (found.expiresAt && found.expiresAt <= now.toISOString()) return undefined

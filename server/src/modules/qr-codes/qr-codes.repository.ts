@@ -66,14 +66,17 @@ export async function insertQrCodes(db: Db, records: QrCodeRecord[]): Promise<vo
 }
 
 /** A live (not deleted) code of this account. */
-export async function findQrCode(db: Db, accountId: string, id: string): Promise<QrCodeRecord | undefined> {
-  const row = await db
+export function qrCodeQuery(db: Db, accountId: string, id: string) {
+  return db
     .selectFrom('qr_codes')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
-    .executeTakeFirst()
+}
+
+export async function findQrCode(db: Db, accountId: string, id: string): Promise<QrCodeRecord | undefined> {
+  const row = await qrCodeQuery(db, accountId, id).executeTakeFirst()
   return row && toQrCodeRecord(row)
 }
 
