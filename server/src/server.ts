@@ -3,12 +3,14 @@ import type { AddressInfo } from 'node:net'
 import type { Config } from './config.js'
 import type { Ctx } from './context.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js'
+import { openReader } from './db/reader.js'
 import { createApp } from './http/app.js'
 import { RateLimits } from './http/rate-limit.js'
 import { scheduleHousekeeping } from './jobs.js'
 import { type Clock, systemClock } from './lib/clock.js'
 import { type Ids, randomIds } from './lib/ids.js'
 import { createLogger, type Logger } from './logger.js'
+import { createImageHandler } from './modules/images/images.handler.js'
 import { createRedirectHandler } from './modules/redirects/redirects.handler.js'
 import type { ScanBufferOptions } from './modules/scans/scan-buffer.js'
 import { type ScanRecorder, startScanRecorder } from './modules/scans/scan-recorder.js'
@@ -54,12 +56,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const limits = new RateLimits(config, logger)
   const stopHousekeeping = scheduleHousekeeping(ctx)
   const scans = await startScanRecorder(ctx, options.scanBuffer)
-  const redirects = createRedirectHandler(ctx, scans)
+  const reader = openReader(config.database)
+  const redirects = createRedirectHandler(ctx, scans, reader)
+  const images = createImageHandler(ctx, limits, reader)
   const app = createApp({ ctx, limits })
   const server = await new Promise<Server>((resolve, reject) => {
-    // Short links are answered before Express (see redirects.handler.ts); everything else goes to the app.
+    // Short links and images are answered before Express (see redirects.handler.ts and
+    // images.handler.ts); everything else goes to the app.
     const s = createServer((req, res) => {
-      if (!redirects.handle(req, res)) app(req, res)
+      if (redirects.handle(req, res) || images.handle(req, res, () => app(req, res))) return
+      app(req, res)
     })
     s.listen(config.port, config.host, () => resolve(s))
     s.once('error', reject)
@@ -76,7 +82,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       })
       // Every answered scan is in the buffer now; write it before the database closes.
       await scans.close()
-      redirects.close()
+      reader?.close()
       await limits.close()
       await handle.close()
     })()

@@ -56,6 +56,8 @@ describe.each(dialects())('what reaches the logs on %s', (dialect) => {
     const client = api(server, server.apiKey)
     const code = await createCode(client, dynamicCode())
     await client.get(`/qr-codes/${code.id}`, from)
+    const image = { headers: { ...from.headers, 'x-request-id': 'log-test-image' } }
+    await client.get(`/qr-codes/${code.id}/image.png`, image)
     await client.get(`/qr-codes?limit=1&key=${server.apiKey}`, from)
     await client.get('/qr-codes', { ...from, key: `qrk_${'9'.repeat(40)}` })
     await client.get(`/${server.apiKey}`, { ...from, key: null })
@@ -74,6 +76,15 @@ describe.each(dialects())('what reaches the logs on %s', (dialect) => {
       accountId: server.accountId,
     })
     expect(typeof line?.fields.ms).toBe('number')
+    const imageLine = capture.entries.find(
+      (e) => e.msg === 'request' && e.fields.requestId === 'log-test-image',
+    )
+    expect(imageLine?.fields).toMatchObject({
+      method: 'GET',
+      route: '/api/v1/qr-codes/:id/image.png',
+      status: 200,
+      accountId: server.accountId,
+    })
     const text = capture.text()
     expect(text).not.toContain(server.apiKey.slice(4))
     expect(text).not.toContain(created.body.data.secret.slice(4))

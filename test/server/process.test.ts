@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { api, expectError, sleep, textCode } from '../api/helpers.js'
+import { api, createCode, expectError, sleep, textCode } from '../api/helpers.js'
 import { createPostgresDatabase, type Dialect, dialects, freePort } from '../support/server.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -239,11 +239,16 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
         const reader = api({ baseUrl: server.url }, readKey.apiKey)
         expect((await reader.get('/qr-codes')).status).toBe(200)
         expectError(await reader.post('/qr-codes', textCode()), 403, 'insufficient_scope')
+        // Images are answered from memory ahead of Express: warm that path before the change.
+        const code = await createCode(api({ baseUrl: server.url }, created.apiKey))
+        const image = `${server.url}/api/v1/qr-codes/${code.id}/image.png`
+        for (let i = 0; i < 2; i++) expect((await reader.get(image)).status).toBe(200)
 
         const free = await run(['admin', 'set-plan', '--account', created.accountId, '--plan', 'free'], env)
         expect(free.code).toBe(0)
         expect(free.stdout).toMatch(/plan free/)
         expectError(await reader.get('/qr-codes'), 403, 'plan_required')
+        expectError(await reader.get(image), 403, 'plan_required')
         expectError(await api({ baseUrl: server.url }, created.apiKey).get('/qr-codes'), 403, 'plan_required')
 
         const back = [

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { renderPdf } from './pdf.js'
 import { PNG_SIZE, renderPng } from './png.js'
 import { normalizeStyle, type StyleInput } from './style.js'
@@ -53,6 +53,13 @@ function renderKey(
 }
 
 /**
+ * ETags of recent keys: a server asks for the same few again and again (once for
+ * `If-None-Match`, once in the cache), and hashing costs more than building the key.
+ */
+const recentEtags = new Map<string, string>()
+const RECENT_ETAGS = 2_000
+
+/**
  * The ETag a rendering gets, without rendering it: SHA-1 of the key, base64url. Lets a server
  * answer `If-None-Match` with 304 before touching the cache or the renderer.
  * @example renderEtag('png', 'https://example.com', null, { size: 256 }) // '"Xb3…"'
@@ -63,9 +70,14 @@ export function renderEtag(
   style: StyleInput,
   options: RenderRequestOptions = {},
 ): string {
-  return `"${createHash('sha1')
-    .update(renderKey(format, payload, style, options))
-    .digest('base64url')}"`
+  const key = renderKey(format, payload, style, options)
+  let etag = recentEtags.get(key)
+  if (etag === undefined) {
+    etag = `"${hash('sha1', key, 'base64url')}"`
+    if (recentEtags.size >= RECENT_ETAGS) recentEtags.clear()
+    recentEtags.set(key, etag)
+  }
+  return etag
 }
 
 export interface RenderCacheOptions {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http'
 import type { Issue } from '@qrctl/contract'
 import { toIssues } from '@qrctl/contract'
 import type { RequestValidationError } from '@ts-rest/express'
@@ -60,20 +61,44 @@ function fromBadUrl(error: unknown): AppError | undefined {
 export const apiNotFound = (req: Request, _res: Response, next: NextFunction) =>
   next(new AppError('not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`))
 
+/** The headers an error answer carries besides its body. */
+function errorHeaders(error: unknown, status: number): Record<string, string> {
+  const headers: Record<string, string> = {}
+  if (error instanceof AppError && error.code === 'rate_limited') {
+    headers['Retry-After'] = String(error.details.retryAfter)
+  }
+  // RFC 9110: a 401 names the scheme that would work.
+  if (status === 401) headers['WWW-Authenticate'] = 'Bearer realm="qrctl"'
+  return headers
+}
+
 /** The one place errors become responses; unknown ones are logged with the request id, never shown. */
 export function errorHandler(ctx: Ctx): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const known = fromBodyParser(error) ?? fromBadUrl(error) ?? error
-    const { status, body } = toErrorResponse(known, req.id)
-    if (status >= 500) ctx.logger.error({ err: error, requestId: req.id }, 'unhandled error')
-    // A failure after the answer started can only cut the connection (as Express itself does),
-    // so the client sees a broken answer rather than a complete-looking truncated one.
-    if (res.headersSent) return void req.socket.destroy()
-    if (known instanceof AppError && known.code === 'rate_limited') {
-      res.setHeader('Retry-After', String(known.details.retryAfter))
-    }
-    // RFC 9110: a 401 names the scheme that would work.
-    if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="qrctl"')
-    res.status(status).json(body)
+    writeError(ctx, res, known, req.id)
   }
+}
+
+/**
+ * An error as the contract's `{ error, details }` on any response, Express's or the bare one of
+ * a path answered ahead of it. Returns the status sent.
+ */
+export function writeError(ctx: Ctx, res: ServerResponse, error: unknown, requestId: string): number {
+  const { status, body } = toErrorResponse(error, requestId)
+  if (status >= 500) ctx.logger.error({ err: error, requestId }, 'unhandled error')
+  // A failure after the answer started can only cut the connection (as Express itself does),
+  // so the client sees a broken answer rather than a complete-looking truncated one.
+  if (res.headersSent) {
+    res.destroy()
+    return status
+  }
+  const json = JSON.stringify(body)
+  res.writeHead(status, {
+    ...errorHeaders(error, status),
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(json)),
+  })
+  res.end(json)
+  return status
 }

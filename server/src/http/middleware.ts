@@ -1,5 +1,6 @@
+import type { ServerResponse } from 'node:http'
 import type { Issue } from '@qrctl/contract'
-import type { Request, RequestHandler, Response } from 'express'
+import type { Request, RequestHandler } from 'express'
 import type { Ctx } from '../context.js'
 import {
   AppError,
@@ -11,7 +12,7 @@ import {
 } from '../errors.js'
 import { requestIdFrom } from '../lib/request-id.js'
 import { hasActiveSubscription } from '../modules/accounts/accounts.repository.js'
-import { authenticate } from '../modules/api-keys/api-keys.service.js'
+import { type Auth, authenticate } from '../modules/api-keys/api-keys.service.js'
 import type { RateLimitState, RateLimits } from './rate-limit.js'
 import './express-types.js'
 
@@ -25,6 +26,20 @@ export const requestId: RequestHandler = (req, res, next) => {
 /** Anything shaped like an API key, in a path someone pasted one into. */
 const KEY_IN_PATH = /qrk_[A-Za-z0-9]*/g
 
+export interface RequestLogLine {
+  requestId: string
+  method: string | undefined
+  route: string
+  status: number
+  ms: number
+  accountId: string | undefined
+}
+
+/** The one request log line, from Express and from the paths answered ahead of it. */
+export function logRequest(ctx: Ctx, line: RequestLogLine): void {
+  ctx.logger.info(line, 'request')
+}
+
 /**
  * One log line per request: no key, no address, no query string. Unmatched requests log
  * their path (useful for 404s) with anything key-shaped blanked out.
@@ -33,32 +48,39 @@ export function requestLog(ctx: Ctx): RequestHandler {
   return (req, res, next) => {
     const start = process.hrtime.bigint()
     res.on('finish', () => {
-      ctx.logger.info(
-        {
-          requestId: req.id,
-          method: req.method,
-          route: req.route?.path ?? req.path.replace(KEY_IN_PATH, 'qrk_[redacted]'),
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - start) / 1e6,
-          accountId: req.auth?.accountId,
-        },
-        'request',
-      )
+      logRequest(ctx, {
+        requestId: req.id,
+        method: req.method,
+        route: req.route?.path ?? req.path.replace(KEY_IN_PATH, 'qrk_[redacted]'),
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - start) / 1e6,
+        accountId: req.auth?.accountId,
+      })
     })
     next()
   }
 }
 
-function setRateLimitHeaders(res: Response, state: RateLimitState): void {
+export function setRateLimitHeaders(res: ServerResponse, state: RateLimitState): void {
   res.setHeader('X-RateLimit-Limit', String(state.limit))
   res.setHeader('X-RateLimit-Remaining', String(state.remaining))
   res.setHeader('X-RateLimit-Reset', String(state.reset))
 }
 
-function bearer(req: Request): string | undefined {
-  const header = req.get('authorization')
-  const match = header?.match(/^Bearer\s+(\S+)\s*$/i)
-  return match?.[1]
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+/** The secret of an `Authorization: Bearer …` header. */
+export function bearer(header: string | undefined): string | undefined {
+  return header?.match(BEARER)?.[1]
+}
+
+/** What the plan gate and the key's scope say of an authenticated request (DESIGN §3), before any work. */
+export function accessProblem(auth: Auth, method: string | undefined): AppError | undefined {
+  if (!hasActiveSubscription(auth)) return planRequired()
+  const isRead = method === 'GET' || method === 'HEAD'
+  if (auth.scope === 'read' && !isRead) return insufficientScope('read', 'a write or read_write key')
+  if (auth.scope === 'write' && isRead) return insufficientScope('write', 'a read or read_write key')
+  return undefined
 }
 
 /**
@@ -67,7 +89,7 @@ function bearer(req: Request): string | undefined {
  */
 export function apiGate(ctx: Ctx, limits: RateLimits): RequestHandler {
   return async (req, res, next) => {
-    const secret = bearer(req)
+    const secret = bearer(req.get('authorization'))
     const auth = secret ? await authenticate(ctx, secret) : undefined
     if (!auth) {
       const state = await limits.consume(`ip:${req.ip ?? 'unknown'}`)
@@ -78,11 +100,7 @@ export function apiGate(ctx: Ctx, limits: RateLimits): RequestHandler {
     const state = await limits.consume(`key:${auth.keyId}`, auth.rateLimitPerMinute ?? limits.defaultLimit)
     setRateLimitHeaders(res, state)
     if (!state.allowed) return next(rateLimited(state.reset))
-    if (!hasActiveSubscription(auth)) return next(planRequired())
-    const isRead = req.method === 'GET' || req.method === 'HEAD'
-    if (auth.scope === 'read' && !isRead) return next(insufficientScope('read', 'a write or read_write key'))
-    if (auth.scope === 'write' && isRead) return next(insufficientScope('write', 'a read or read_write key'))
-    next()
+    next(accessProblem(auth, req.method))
   }
 }
 

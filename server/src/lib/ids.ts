@@ -1,4 +1,4 @@
-import { createHash, randomInt, randomUUID } from 'node:crypto'
+import { hash, randomInt, randomUUID } from 'node:crypto'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
@@ -23,5 +23,5 @@ export const randomIds: Ids = {
 }
 
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex')
+  return hash('sha256', value, 'hex')
 }

@@ -9,6 +9,7 @@ import {
 } from '@qrctl/contract/render'
 import type { Ctx } from '../../context.js'
 import { invalidField } from '../../errors.js'
+import type { QrCodeRecord } from '../qr-codes/qr-codes.repository.js'
 import { getQrCodeRecordOrThrow, symbolPayload } from '../qr-codes/qr-codes.service.js'
 
 /** Repeat renders of an unchanged code and style come from here (bounded by entries and bytes). */
@@ -16,7 +17,8 @@ const cache = createRenderCache({ maxEntries: 2000, maxBytes: 128 * 1024 * 1024 
 
 export type ImageResult =
   | { notModified: true; etag: string }
-  | { notModified: false; image: RenderedImage; fileName: string }
+  /** `attachment`: the file name for Content-Disposition, when the query asked for a download. */
+  | { notModified: false; image: RenderedImage; attachment: string | undefined }
 
 /** A file name people recognise: the code's name, reduced to safe characters. */
 export function imageFileName(name: string, format: RenderFormat): string {
@@ -40,7 +42,17 @@ export async function renderQrCodeImage(
   ifNoneMatch: string | undefined,
 ): Promise<ImageResult> {
   const code = await getQrCodeRecordOrThrow(ctx, accountId, id)
-  const payload = symbolPayload(ctx, code)
+  return renderImage(format, symbolPayload(ctx, code), code, query, ifNoneMatch)
+}
+
+/** `renderQrCodeImage` for a code already found and its payload. */
+export async function renderImage(
+  format: RenderFormat,
+  payload: string,
+  code: Pick<QrCodeRecord, 'name' | 'style'>,
+  query: ImageQuery,
+  ifNoneMatch: string | undefined,
+): Promise<ImageResult> {
   const options = { size: query.size }
   const etag = renderEtag(format, payload, code.style, options)
   if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
@@ -48,5 +60,6 @@ export async function renderQrCodeImage(
   const image = await renderCached(cache, format, payload, code.style, options).catch((error: unknown) => {
     throw error instanceof PngSizeError ? invalidField('size', error.message) : error
   })
-  return { notModified: false, image, fileName: imageFileName(code.name, format) }
+  const attachment = query.download ? imageFileName(code.name, format) : undefined
+  return { notModified: false, image, attachment }
 }

@@ -33,7 +33,7 @@ export function createQrCodesRouter(ctx: Ctx) {
         return { status: 304 as const, body: undefined }
       }
       res.setHeader('ETag', result.image.etag)
-      if (query.download) res.attachment(result.fileName)
+      if (result.attachment) res.attachment(result.attachment)
       return {
         status: 200 as const,
         body: Buffer.from(
