@@ -61,41 +61,44 @@ function fromBadUrl(error: unknown): AppError | undefined {
 export const apiNotFound = (req: Request, _res: Response, next: NextFunction) =>
   next(new AppError('not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`))
 
-/** The headers an error answer carries besides its body. */
-function errorHeaders(error: unknown, status: number): Record<string, string> {
+/** An error's status, body and headers; a 5xx is logged here with the request id, never shown. */
+function errorAnswer(ctx: Ctx, error: unknown, requestId: string) {
+  const { status, body } = toErrorResponse(error, requestId)
+  if (status >= 500) ctx.logger.error({ err: error, requestId }, 'unhandled error')
   const headers: Record<string, string> = {}
   if (error instanceof AppError && error.code === 'rate_limited') {
     headers['Retry-After'] = String(error.details.retryAfter)
   }
   // RFC 9110: a 401 names the scheme that would work.
   if (status === 401) headers['WWW-Authenticate'] = 'Bearer realm="qrctl"'
-  return headers
-}
-
-/** The one place errors become responses; unknown ones are logged with the request id, never shown. */
-export function errorHandler(ctx: Ctx): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
-    const known = fromBodyParser(error) ?? fromBadUrl(error) ?? error
-    writeError(ctx, res, known, req.id)
-  }
+  return { status, body, headers }
 }
 
 /**
- * An error as the contract's `{ error, details }` on any response, Express's or the bare one of
- * a path answered ahead of it. Returns the status sent.
+ * The one place errors become responses. Through `res.json`, so what wraps it (idempotency
+ * keeps 4xx answers) sees errors too.
  */
+export function errorHandler(ctx: Ctx): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const known = fromBodyParser(error) ?? fromBadUrl(error) ?? error
+    const { status, body, headers } = errorAnswer(ctx, known, req.id)
+    // A failure after the answer started can only cut the connection (as Express itself does),
+    // so the client sees a broken answer rather than a complete-looking truncated one.
+    if (res.headersSent) return void req.socket.destroy()
+    res.set(headers).status(status).json(body)
+  }
+}
+
+/** `errorHandler` for the paths answered ahead of Express, on the bare response. Returns the status. */
 export function writeError(ctx: Ctx, res: ServerResponse, error: unknown, requestId: string): number {
-  const { status, body } = toErrorResponse(error, requestId)
-  if (status >= 500) ctx.logger.error({ err: error, requestId }, 'unhandled error')
-  // A failure after the answer started can only cut the connection (as Express itself does),
-  // so the client sees a broken answer rather than a complete-looking truncated one.
+  const { status, body, headers } = errorAnswer(ctx, error, requestId)
   if (res.headersSent) {
     res.destroy()
     return status
   }
   const json = JSON.stringify(body)
   res.writeHead(status, {
-    ...errorHeaders(error, status),
+    ...headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(json)),
   })
