@@ -170,6 +170,27 @@ describe.each(dialects())('changing and deleting QR codes on %s', (dialect) => {
       it('answers 404 for an unknown code', async () => {
         expectError(await client.patch(`/qr-codes/${MISSING_ID}`, { name: 'x' }), 404, 'not_found')
       })
+
+      it('checks two PATCHes at once one after the other: new content and a new style that fit alone but not together', async () => {
+        for (let trial = 0; trial < 5; trial++) {
+          const code = await createCode(
+            client,
+            textCode({ content: 'x'.repeat(1000), style: { errorCorrectionLevel: 'L' } }),
+          )
+          const [content, style] = await Promise.all([
+            client.patch(`/qr-codes/${code.id}`, { content: 'y'.repeat(2000) }),
+            client.patch(`/qr-codes/${code.id}`, { style: { errorCorrectionLevel: 'H' } }),
+          ])
+          expect([content.status, style.status].sort()).toEqual([200, 400])
+          const stored = (await client.get(`/qr-codes/${code.id}`)).body.data
+          const image = await fetchBytes(
+            client,
+            `${server.baseUrl}/api/v1/qr-codes/${code.id}/image.png?size=1024`,
+          )
+          expect(image.status).toBe(200)
+          expect(decodePng(image.bytes)).toBe(stored.content)
+        }
+      })
     })
   })
 

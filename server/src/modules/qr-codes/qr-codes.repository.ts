@@ -1,6 +1,6 @@
 import type { ContentType, QrType, Style } from '@qrctl/contract'
 import type { Selectable } from 'kysely'
-import type { Db } from '../../db/database.js'
+import type { Db, Dialect } from '../../db/database.js'
 import type { QrCodesTable } from '../../db/schema.js'
 
 /** A code as stored, before URLs are added for the response. */
@@ -77,6 +77,21 @@ export function qrCodeQuery(db: Db, accountId: string, id: string) {
 
 export async function findQrCode(db: Db, accountId: string, id: string): Promise<QrCodeRecord | undefined> {
   const row = await qrCodeQuery(db, accountId, id).executeTakeFirst()
+  return row && toQrCodeRecord(row)
+}
+
+/**
+ * `findQrCode` inside a transaction that will write the code: PostgreSQL locks the row until
+ * the transaction ends. SQLite needs no lock: a transaction holds its only writing connection.
+ */
+export async function findQrCodeForUpdate(
+  trx: Db,
+  dialect: Dialect,
+  accountId: string,
+  id: string,
+): Promise<QrCodeRecord | undefined> {
+  const query = qrCodeQuery(trx, accountId, id)
+  const row = await (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst()
   return row && toQrCodeRecord(row)
 }
 

@@ -185,13 +185,33 @@ export async function batchCreate(
   return { created: records.length, errors, items: records.map((r) => toQrCode(ctx, r)) }
 }
 
+/**
+ * Read, check and write in one transaction (the row locked on PostgreSQL), so two PATCHes at
+ * once are checked one after the other: each against what the other stored. Otherwise new
+ * content and a new style could each fit alone and be stored together without fitting.
+ */
 export async function updateQrCode(
   ctx: Ctx,
   accountId: string,
   id: string,
   patch: UpdateQrCode,
 ): Promise<QrCode> {
-  const current = await getQrCodeRecordOrThrow(ctx, accountId, id)
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await repo.findQrCodeForUpdate(trx, ctx.dialect, accountId, id)
+    if (!current) throw notFound('QR code', id)
+    const next = applyPatch(ctx, current, patch)
+    if (!next) return toQrCode(ctx, current)
+    await repo.updateQrCode(trx, accountId, id, next.changes)
+    return toQrCode(ctx, next.record)
+  })
+}
+
+/** The checked result of a PATCH on `current`; undefined when it changes nothing. */
+function applyPatch(
+  ctx: Ctx,
+  current: QrCodeRecord,
+  patch: UpdateQrCode,
+): { record: QrCodeRecord; changes: UpdateQrCode & { updatedAt: string } } | undefined {
   if (patch.targetUrl !== undefined && current.type === 'static' && patch.targetUrl !== null) {
     throw invalidField(
       'targetUrl',
@@ -208,7 +228,7 @@ export async function updateQrCode(
   const { targetUrl: _ignored, ...withoutTargetUrl } = patch
   const changes: UpdateQrCode = current.type === 'static' ? withoutTargetUrl : patch
   // An empty PATCH is a no-op: the code comes back as it is, updatedAt included.
-  if (Object.values(changes).every((value) => value === undefined)) return toQrCode(ctx, current)
+  if (Object.values(changes).every((value) => value === undefined)) return undefined
   const next = { ...current, ...changes, style: patch.style === undefined ? current.style : patch.style }
   if (patch.content !== undefined || patch.style !== undefined) {
     const encoded = encodePayload(next)
@@ -216,8 +236,10 @@ export async function updateQrCode(
     assertFits(symbolPayload(ctx, next), next.style)
   }
   const updatedAt = ctx.clock.now().toISOString()
-  await repo.updateQrCode(ctx.db, accountId, id, { ...changes, updatedAt })
-  return toQrCode(ctx, { ...next, targetUrl: next.targetUrl ?? null, updatedAt })
+  return {
+    record: { ...next, targetUrl: next.targetUrl ?? null, updatedAt },
+    changes: { ...changes, updatedAt },
+  }
 }
 
 export async function deleteQrCode(ctx: Ctx, accountId: string, id: string): Promise<void> {
