@@ -350,5 +350,17 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
       const second = await run(['migrate'], env)
       expect(second.stdout).toBe('Database is up to date\n')
     }, 60_000)
+
+    it('lets three processes migrate a fresh database at once', async () => {
+      for (let round = 0; round < 3; round++) {
+        const fresh =
+          dialect === 'sqlite' ? { ...env, DATABASE_URL: `file:${join(dir, `race-${round}.db`)}` } : env
+        const outputs = await Promise.all([0, 1, 2].map(() => run(['migrate'], fresh)))
+        for (const out of outputs) expect(out.code, out.stderr).toBe(0)
+        expect(outputs.filter((out) => out.stdout.startsWith('Applied: '))).toHaveLength(
+          round === 0 || dialect === 'sqlite' ? 1 : 0,
+        )
+      }
+    }, 120_000)
   })
 })

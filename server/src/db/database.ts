@@ -7,11 +7,13 @@ import {
   type MigrationResultSet,
   Migrator,
   PostgresDialect,
+  SqliteAdapter,
   SqliteDialect,
   sql,
 } from 'kysely'
 import pg from 'pg'
 import type { DatabaseTarget } from '../config.js'
+import { isRetryableWriteError } from './errors.js'
 import { migrations } from './migrations/index.js'
 import type { Database } from './schema.js'
 
@@ -48,8 +50,29 @@ export function openDatabase(
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
   sqlite.pragma('synchronous = NORMAL')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
+  const db = new Kysely<Database>({
+    dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(sqlite) }),
+  })
   return { db, dialect: 'sqlite', close: () => db.destroy() }
+}
+
+/**
+ * SQLite runs schema changes inside transactions, but Kysely's adapter says it cannot, so its
+ * migrator runs migrations bare and takes no lock: two processes starting on a fresh file
+ * both created the first table, and one failed half-migrated. Told the truth, the migrator
+ * applies all pending migrations in one transaction; a second process waits for the file's
+ * lock or fails with SQLITE_BUSY and tries again (`migrateToLatest`), finding them applied.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true
+  }
+}
+
+class TransactionalDdlSqliteDialect extends SqliteDialect {
+  override createAdapter(): TransactionalDdlSqliteAdapter {
+    return new TransactionalDdlSqliteAdapter()
+  }
 }
 
 /**
@@ -80,11 +103,20 @@ export function withStatementCache(
   }
 }
 
-export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+/**
+ * Applies pending migrations, in one transaction. On PostgreSQL, Kysely takes an advisory lock,
+ * so a second process waits its turn. On SQLite the loser of two processes starting at once
+ * gets SQLITE_BUSY (or a clash creating Kysely's own tables) and tries again, by which time
+ * the winner has applied everything.
+ */
+export async function migrateToLatest(db: Db, attempts = 20): Promise<MigrationResultSet> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
-  const result = await migrator.migrateToLatest()
-  if (result.error) throw result.error
-  return result
+  for (let attempt = 1; ; attempt++) {
+    const result = await migrator.migrateToLatest()
+    if (!result.error) return result
+    if (attempt >= attempts || !isRetryableWriteError(result.error)) throw result.error
+    await new Promise((resolve) => setTimeout(resolve, 25 * attempt))
+  }
 }
 
 export async function isDatabaseReady(db: Db): Promise<boolean> {
