@@ -5,6 +5,7 @@
  * (a revoked key, a deleted or edited code, a plan change) seen by the very next request,
  * however warm the caches were.
  */
+import { request } from 'node:http'
 import type { QrCode } from '@qrctl/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dialects, startServer, type TestServer } from '../support/server.js'
@@ -64,6 +65,38 @@ describe.each(dialects())('the image path on %s', (dialect) => {
         Number(head.headers.get('x-ratelimit-remaining')),
       )
     }
+  })
+
+  it('treats a GET with a body as the rest of the API does (415 unless it is JSON)', async () => {
+    const client = await freshClient()
+    const code = await createCode(client)
+    // fetch() refuses a GET with a body; node:http sends one.
+    const getWithBody = (url: string, contentType: string, body: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(url, {
+          method: 'GET',
+          headers: {
+            authorization: `Bearer ${client.key}`,
+            'content-type': contentType,
+            'content-length': String(Buffer.byteLength(body)),
+          },
+        })
+        req.on('response', (res) => {
+          let text = ''
+          res.setEncoding('latin1')
+          res.on('data', (chunk: string) => {
+            text += chunk
+          })
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+        })
+        req.on('error', reject)
+        req.end(body)
+      })
+    const image = await getWithBody(imageUrl(code), 'text/plain', 'hello')
+    const json = await getWithBody(`${server.baseUrl}/api/v1/qr-codes/${code.id}`, 'text/plain', 'hello')
+    expect([image.status, json.status]).toEqual([415, 415])
+    expect(JSON.parse(image.body).error).toBe('unsupported_media_type')
+    expect((await getWithBody(imageUrl(code), 'application/json', '{}')).status).toBe(200)
   })
 
   it('sees a revoked key at once', async () => {

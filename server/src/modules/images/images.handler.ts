@@ -205,6 +205,9 @@ export function createImageHandler(ctx: Ctx, limits: RateLimits, reader: Reader 
     handle(req, res, fallback) {
       const url = req.url
       if (req.method !== 'GET' || !url?.startsWith(`${API_PREFIX}/qr-codes/`)) return false
+      // A GET with a body is rare and Express has rules for bodies (415 unless JSON): its call.
+      if (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0')
+        return false
       const queryAt = url.indexOf('?')
       const match = IMAGE_PATH.exec(queryAt === -1 ? url : url.slice(0, queryAt))
       if (!match) return false
