@@ -216,7 +216,11 @@ export function createImageHandler(ctx: Ctx, limits: RateLimits, reader: Reader 
         format: match[2] as RenderFormat,
         search: queryAt === -1 ? '' : url.slice(queryAt + 1),
       }
-      void serve(req, res, fallback, parts)
+      serve(req, res, fallback, parts).catch((error: unknown) => {
+        // Only a failure outside both answers (metrics, the log line) lands here.
+        ctx.logger.error({ err: error }, 'image request failed')
+        if (!res.writableEnded) res.destroy()
+      })
       return true
     },
   }
