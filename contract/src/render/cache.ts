@@ -53,13 +53,6 @@ function renderKey(
 }
 
 /**
- * ETags of recent keys: a server asks for the same few again and again (once for
- * `If-None-Match`, once in the cache), and hashing costs more than building the key.
- */
-const recentEtags = new Map<string, string>()
-const RECENT_ETAGS = 2_000
-
-/**
  * The ETag a rendering gets, without rendering it: SHA-1 of the key, base64url. Lets a server
  * answer `If-None-Match` with 304 before touching the cache or the renderer.
  * @example renderEtag('png', 'https://example.com', null, { size: 256 }) // '"Xb3…"'
@@ -70,14 +63,7 @@ export function renderEtag(
   style: StyleInput,
   options: RenderRequestOptions = {},
 ): string {
-  const key = renderKey(format, payload, style, options)
-  let etag = recentEtags.get(key)
-  if (etag === undefined) {
-    etag = `"${hash('sha1', key, 'base64url')}"`
-    if (recentEtags.size >= RECENT_ETAGS) recentEtags.clear()
-    recentEtags.set(key, etag)
-  }
-  return etag
+  return `"${hash('sha1', renderKey(format, payload, style, options), 'base64url')}"`
 }
 
 export interface RenderCacheOptions {
@@ -94,10 +80,11 @@ export interface RenderCacheStats {
   misses: number
 }
 
+/** `etag`, when the caller already computed it with `renderEtag`, saves computing it again. */
 export interface RenderCache {
-  png(payload: string, style: StyleInput, size?: number): RenderedImage
-  svg(payload: string, style: StyleInput): RenderedImage
-  pdf(payload: string, style: StyleInput): Promise<RenderedImage>
+  png(payload: string, style: StyleInput, size?: number, etag?: string): RenderedImage
+  svg(payload: string, style: StyleInput, etag?: string): RenderedImage
+  pdf(payload: string, style: StyleInput, etag?: string): Promise<RenderedImage>
   stats(): RenderCacheStats
   clear(): void
 }
@@ -155,16 +142,13 @@ export function createRenderCache(options: RenderCacheOptions = {}): RenderCache
   })
 
   return {
-    png(payload, style, size = PNG_SIZE.default) {
-      const etag = renderEtag('png', payload, style, { size })
+    png(payload, style, size = PNG_SIZE.default, etag = renderEtag('png', payload, style, { size })) {
       return lookup(etag) ?? store(image('png', renderPng(payload, style, { size }), etag))
     },
-    svg(payload, style) {
-      const etag = renderEtag('svg', payload, style)
+    svg(payload, style, etag = renderEtag('svg', payload, style)) {
       return lookup(etag) ?? store(image('svg', new TextEncoder().encode(renderSvg(payload, style)), etag))
     },
-    async pdf(payload, style) {
-      const etag = renderEtag('pdf', payload, style)
+    async pdf(payload, style, etag = renderEtag('pdf', payload, style)) {
       return lookup(etag) ?? store(image('pdf', await renderPdf(payload, style), etag))
     },
     stats: () => ({ entries: entries.size, bytes, hits, misses }),
@@ -185,8 +169,9 @@ export async function renderCached(
   payload: string,
   style: StyleInput,
   options: RenderRequestOptions = {},
+  etag?: string,
 ): Promise<RenderedImage> {
-  if (format === 'png') return cache.png(payload, style, options.size)
-  if (format === 'svg') return cache.svg(payload, style)
-  return cache.pdf(payload, style)
+  if (format === 'png') return cache.png(payload, style, options.size, etag)
+  if (format === 'svg') return cache.svg(payload, style, etag)
+  return cache.pdf(payload, style, etag)
 }

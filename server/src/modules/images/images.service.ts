@@ -57,9 +57,11 @@ export async function renderImage(
   const etag = renderEtag(format, payload, code.style, options)
   if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
     return { notModified: true, etag }
-  const image = await renderCached(cache, format, payload, code.style, options).catch((error: unknown) => {
-    throw error instanceof PngSizeError ? invalidField('size', error.message) : error
-  })
+  const image = await renderCached(cache, format, payload, code.style, options, etag).catch(
+    (error: unknown) => {
+      throw error instanceof PngSizeError ? invalidField('size', error.message) : error
+    },
+  )
   const attachment = query.download ? imageFileName(code.name, format) : undefined
   return { notModified: false, image, attachment }
 }
