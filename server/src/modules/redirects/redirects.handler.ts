@@ -73,12 +73,13 @@ export function createRedirectHandler(
     res: ServerResponse,
     id: string,
     started: number,
+    shortCode: string | undefined,
     target: RedirectTarget | undefined,
   ) => {
     const resolution = resolveRedirect(target)
     if (resolution.kind === 'not_found') {
       outcomes.labels('not_found').inc()
-      sendPage(res, id, 404, notFoundPage(parseShortCode(req.url ?? '')))
+      sendPage(res, id, 404, notFoundPage(shortCode))
       return log(id, req.method, 404, started, 'not_found')
     }
     if (resolution.kind === 'gone') {
@@ -122,16 +123,16 @@ export function createRedirectHandler(
       const id = requestIdFrom(req.headers['x-request-id'])
       const shortCode = parseShortCode(url)
       if (!shortCode) {
-        answer(req, res, id, started, undefined)
+        answer(req, res, id, started, undefined, undefined)
         return true
       }
       try {
         const found = lookup.find(shortCode)
         if (found instanceof Promise)
           found
-            .then((target) => answer(req, res, id, started, target))
+            .then((target) => answer(req, res, id, started, shortCode, target))
             .catch((error: unknown) => fail(req, res, id, started, error))
-        else answer(req, res, id, started, found)
+        else answer(req, res, id, started, shortCode, found)
       } catch (error) {
         fail(req, res, id, started, error)
       }
