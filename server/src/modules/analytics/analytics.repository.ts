@@ -1,6 +1,7 @@
 import type { NameCount } from '@qrctl/contract'
 import { sql } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
+import { ALL_SCANS } from '../scans/scan-rollup.js'
 
 /** UTC days as `YYYY-MM-DD`; `from` null means since the first scan. */
 export interface DayRange {
@@ -18,7 +19,7 @@ export async function countScansByDay(
     .selectFrom('scan_daily')
     .select(['day', 'count'])
     .where('qr_code_id', '=', qrCodeId)
-    .where('dimension', '=', 'scans')
+    .where('dimension', '=', ALL_SCANS)
     .where('day', '<=', range.to)
   if (range.from) query = query.where('day', '>=', range.from)
   const rows = await query.orderBy('day').execute()
@@ -31,7 +32,7 @@ export async function countAllScans(db: Db, qrCodeId: string): Promise<number> {
     .selectFrom('scan_totals')
     .select('count')
     .where('qr_code_id', '=', qrCodeId)
-    .where('dimension', '=', 'scans')
+    .where('dimension', '=', ALL_SCANS)
     .executeTakeFirst()
   return Number(row?.count ?? 0)
 }
