@@ -29,11 +29,9 @@ function loadOpenApi(): Record<string, unknown> {
 export interface AppDeps {
   ctx: Ctx
   limits: RateLimits
-  /** Routes outside /api/v1 (redirects, showcase pages), mounted before the 404. */
-  publicRoutes?: express.Router[]
 }
 
-export function createApp({ ctx, limits, publicRoutes = [] }: AppDeps): Express {
+export function createApp({ ctx, limits }: AppDeps): Express {
   const app = express()
   app.disable('x-powered-by')
   app.set('trust proxy', ctx.config.trustProxyHops)
@@ -58,7 +56,6 @@ export function createApp({ ctx, limits, publicRoutes = [] }: AppDeps): Express 
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openApi, { customSiteTitle: 'qrctl API reference' }))
 
   app.use(createShowcasePagesRouter(ctx))
-  for (const router of publicRoutes) app.use(router)
 
   const api = express.Router()
   api.use(apiGate(ctx, limits))
