@@ -60,10 +60,9 @@ async function paceBatches(transport: Transport, signal: AbortSignal | undefined
   if (waitMs > 0) await sleep(waitMs, signal)
 }
 
-/** Bodies of binary answers: bytes from the SDK's transport, a Blob from any other fetcher. */
-async function toBytes(body: unknown): Promise<Uint8Array> {
+/** Bodies of binary answers: the transport reads every non-text answer as bytes (`readBody`). */
+function toBytes(body: unknown): Uint8Array {
   if (body instanceof Uint8Array) return body
-  if (body instanceof Blob) return new Uint8Array(await body.arrayBuffer())
   if (typeof body === 'string') return new TextEncoder().encode(body)
   throw new TypeError('Qrctl: the image answer had no binary body')
 }
