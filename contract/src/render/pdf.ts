@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit'
 import { normalizeStyle, type StyleInput } from './style.js'
 import { createSymbol, forEachDarkRun } from './symbol.js'
 
@@ -21,6 +20,9 @@ export async function renderPdf(payload: string, style: StyleInput): Promise<Uin
   const n = symbol.size + 2 * s.margin
   const unit = Math.min(PDF_MODULE_PT, PDF_MAX_SIDE_PT / n)
   const side = n * unit
+  // Loaded here, not at import: pdfkit costs ~120-250 ms to load, and most users of the renderer
+  // (the CLI's batch checks and terminal output) never draw a PDF.
+  const { default: PDFDocument } = await import('pdfkit')
   const doc = new PDFDocument({
     size: [side, side],
     margin: 0,
