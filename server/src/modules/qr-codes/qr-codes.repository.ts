@@ -21,6 +21,17 @@ export interface QrCodeRecord {
   deletedAt: string | null
 }
 
+/** The stored style column (JSON text or NULL). */
+export function parseStyle(text: string | null): Style | null {
+  return text ? (JSON.parse(text) as Style) : null
+}
+
+/** What drawing a code's symbol takes (see `symbolPayload` and `renderImage`). */
+export type SymbolSource = Pick<
+  QrCodeRecord,
+  'name' | 'type' | 'shortCode' | 'contentType' | 'content' | 'style'
+>
+
 export function toQrCodeRecord(row: Selectable<QrCodesTable>): QrCodeRecord {
   return {
     id: row.id,
@@ -31,7 +42,7 @@ export function toQrCodeRecord(row: Selectable<QrCodesTable>): QrCodeRecord {
     content: row.content,
     targetUrl: row.target_url,
     shortCode: row.short_code,
-    style: row.style ? (JSON.parse(row.style) as Style) : null,
+    style: parseStyle(row.style),
     isActive: Boolean(row.is_active),
     totalScans: Number(row.total_scans),
     createdAt: row.created_at,

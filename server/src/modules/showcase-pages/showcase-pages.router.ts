@@ -78,8 +78,9 @@ export function createShowcasePagesRouter(ctx: Ctx): Router {
   router.get('/s/_assets/:file', serveStylesheet)
 
   router.get('/s/:slug', async (req, res) => {
-    const showcase = await pages.findLiveShowcase(ctx, String(req.params.slug))
-    if (!showcase) return notFoundPage(res)
+    const live = await pages.findLiveShowcase(ctx, String(req.params.slug))
+    if (!live) return notFoundPage(res)
+    const { showcase } = live
     if (isCountable(req)) await pages.recordView(ctx, showcase)
     sendHtml(res, 200, (nonce) =>
       renderShowcasePage(showcase, { nonce, url: showcaseUrl(ctx, showcase.slug) }),
@@ -88,14 +89,15 @@ export function createShowcasePagesRouter(ctx: Ctx): Router {
 
   for (const format of ['png', 'svg'] as const) {
     router.get(`/s/:slug/qr.${format}`, async (req, res) => {
-      const showcase = await pages.findLiveShowcase(ctx, String(req.params.slug))
-      if (!showcase) return notFoundPage(res)
+      const live = await pages.findLiveShowcase(ctx, String(req.params.slug))
+      if (!live) return notFoundPage(res)
+      const { showcase, code } = live
       // `download=1` is the page's download button: counted, and always the full image.
       const isDownload = req.query.download === '1' || req.query.download === 'true'
       if (isDownload && isCountable(req)) await pages.recordDownload(ctx, showcase)
       const result = await pages.renderShowcaseQr(
         ctx,
-        showcase,
+        code,
         format,
         isDownload ? undefined : req.get('if-none-match'),
       )

@@ -1,8 +1,9 @@
-import type { CtaButton, CustomColors, SocialLink, Template } from '@qrctl/contract'
+import type { ContentType, CtaButton, CustomColors, QrType, SocialLink, Template } from '@qrctl/contract'
 import type { Selectable } from 'kysely'
 import type { Db } from '../../db/database.js'
 import type { ShowcasesTable } from '../../db/schema.js'
 import type { Plan, SubscriptionStatus } from '../accounts/accounts.repository.js'
+import { parseStyle, type SymbolSource } from '../qr-codes/qr-codes.repository.js'
 
 /** A showcase as stored, before its public `url` is added for the response. */
 export interface ShowcaseRecord {
@@ -194,6 +195,8 @@ export async function isSlugTaken(db: Db, slug: string, exceptId?: string): Prom
 /** What the public page needs: the showcase, whether its code is deleted, and the owner's plan. */
 export interface PublicShowcase {
   showcase: ShowcaseRecord
+  /** The code the page shows, enough to draw its symbol without reading it again. */
+  code: SymbolSource
   isCodeDeleted: boolean
   account: { plan: Plan; subscriptionStatus: SubscriptionStatus }
 }
@@ -206,6 +209,12 @@ export async function findPublicShowcase(db: Db, slug: string): Promise<PublicSh
     .innerJoin('accounts', 'accounts.id', 'showcases.account_id')
     .selectAll('showcases')
     .select([
+      'qr_codes.name as code_name',
+      'qr_codes.type as code_type',
+      'qr_codes.short_code as code_short_code',
+      'qr_codes.content_type as code_content_type',
+      'qr_codes.content as code_content',
+      'qr_codes.style as code_style',
       'qr_codes.deleted_at as code_deleted_at',
       'accounts.plan as account_plan',
       'accounts.subscription_status as account_status',
@@ -213,9 +222,28 @@ export async function findPublicShowcase(db: Db, slug: string): Promise<PublicSh
     .where('showcases.slug', '=', slug)
     .executeTakeFirst()
   if (!row) return undefined
-  const { code_deleted_at, account_plan, account_status, ...showcase } = row
+  const {
+    code_name,
+    code_type,
+    code_short_code,
+    code_content_type,
+    code_content,
+    code_style,
+    code_deleted_at,
+    account_plan,
+    account_status,
+    ...showcase
+  } = row
   return {
     showcase: toShowcaseRecord(showcase),
+    code: {
+      name: code_name,
+      type: code_type as QrType,
+      shortCode: code_short_code,
+      contentType: code_content_type as ContentType,
+      content: code_content,
+      style: parseStyle(code_style),
+    },
     isCodeDeleted: code_deleted_at !== null,
     account: { plan: account_plan as Plan, subscriptionStatus: account_status as SubscriptionStatus },
   }
