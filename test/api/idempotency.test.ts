@@ -64,6 +64,18 @@ describe.each(dialects())('Idempotency-Key on %s', (dialect) => {
       expect(again).toMatchObject({ status: 200, body: first.body })
     })
 
+    it('replays a showcase answer: the same slug, not a second showcase', async () => {
+      const client = await freshClient()
+      const code = await createCode(client)
+      const body = { qrCodeId: code.id, title: 'Spring menu', slug: 'spring-menu-replay' }
+      const first = await client.post('/showcases', body, withKey('showcase-1'))
+      expect(first.status, first.text).toBe(201)
+      const again = await client.post('/showcases', body, withKey('showcase-1'))
+      expect(again.headers.get('idempotent-replayed')).toBe('true')
+      expect(again.body).toEqual(first.body)
+      expect((await client.get('/showcases')).body.total).toBe(1)
+    })
+
     it('replays a 400 answer too: the same request gets the same verdict', async () => {
       const client = await freshClient()
       const bad = { name: 'x', contentType: 'email', content: 'nope' }

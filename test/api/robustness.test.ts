@@ -83,6 +83,13 @@ describe.each(dialects())('robustness on %s', (dialect) => {
       expect((await client.get('/qr-codes')).body.total).toBe(0)
     })
 
+    it('reads a body under 1 MiB (far over Express’s 100 kB default) and judges its content', async () => {
+      const raw = JSON.stringify(textCode({ content: 'x'.repeat(1000 * 1000) }))
+      const res = await client.request('POST', '/qr-codes', { raw, headers: JSON_TYPE })
+      expectError(res, 400, 'validation_error')
+      expect(res.body.details.issues[0].path).toBe('content')
+    })
+
     it.each(['{', '{"name": "a",}', "{'name': 'a'}", '{name: 1}', 'nul', '{"a":1}}'])(
       'answers 400 invalid_json for %j',
       async (raw) => {
