@@ -83,6 +83,8 @@ export async function startServer(
   opts: {
     env?: Record<string, string>
     clock?: Clock
+    /** Replaces the server's random ids (short codes, UUIDs, key secrets). */
+    ids?: StartOptions['ids']
     dialect?: Dialect
     logger?: StartOptions['logger']
   } = {},
@@ -102,6 +104,7 @@ export async function startServer(
   })
   const running = await start(config, {
     ...(opts.clock && { clock: opts.clock }),
+    ...(opts.ids && { ids: opts.ids }),
     ...(opts.logger && { logger: opts.logger }),
   })
   const ctx = running.ctx
