@@ -201,6 +201,19 @@ describe.each(dialects())('GET /r/{shortCode} on %s', (dialect) => {
       expect((await scan(server, 'null')).status).toBe(404)
     })
 
+    it('does not serve a static code even when its row carries a short code', async () => {
+      const res = await client.post('/qr-codes', { name: 's', contentType: 'text', content: 'hello' })
+      const id = res.body.data.id as string
+      await server.ctx.db
+        .updateTable('qr_codes')
+        .set({ short_code: 'StAtIc1' })
+        .where('id', '=', id)
+        .execute()
+      expect((await scan(server, 'StAtIc1')).status).toBe(404)
+      await server.running.scans.flush()
+      expect(await totalScans(client, id)).toBe(0)
+    })
+
     it('leaves other methods to the API 404', async () => {
       const code = await createDynamic(client)
       const res = await fetch(`${server.baseUrl}/r/${code.shortCode}`, { method: 'POST' })
