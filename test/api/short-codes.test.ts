@@ -7,7 +7,7 @@
 import { randomIds } from '@qrctl/server'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { dialects, startServer, type TestServer } from '../support/server.js'
-import { type Api, api, dynamicCode, UNLIMITED } from './helpers.js'
+import { type Api, type ApiResponse, api, dynamicCode, UNLIMITED } from './helpers.js'
 
 describe.each(dialects())('short-code collisions on %s', (dialect) => {
   let server: TestServer
@@ -30,7 +30,7 @@ describe.each(dialects())('short-code collisions on %s', (dialect) => {
     drawn = 0
   })
 
-  const shortCodeOf = (res: Awaited<ReturnType<Api['post']>>) => {
+  const shortCodeOf = (res: ApiResponse) => {
     expect(res.status, res.text).toBe(201)
     return res.body.data.shortCode as string
   }
