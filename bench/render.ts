@@ -1,5 +1,5 @@
 /**
- * Render speed of @qrctl/contract/render against `qrcode`'s own PNG and SVG output, measured in
+ * Render speed of @qrctl/render against `qrcode`'s own PNG and SVG output, measured in
  * the same run on the same core: renders per second and ratios, never absolute targets alone.
  * Uncached throughout (the renderer keeps no state); the cache-hit line shows what a repeat
  * request costs instead.
@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
-import { createRenderCache, renderPdf, renderPng, renderSvg } from '@qrctl/contract/render'
+import { createRenderCache, renderPdf, renderPng, renderSvg } from '@qrctl/render'
 import QRCode from 'qrcode'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)

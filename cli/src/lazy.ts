@@ -13,5 +13,5 @@ export function loadContract() {
 }
 
 export function loadRender() {
-  return import('@qrctl/contract/render')
+  return import('@qrctl/render')
 }

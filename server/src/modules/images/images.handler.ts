@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { parse as parseQuery } from 'node:querystring'
 import { API_PREFIX, contract, type ImageQuery } from '@qrctl/contract'
-import type { RenderFormat } from '@qrctl/contract/render'
+import type { RenderFormat } from '@qrctl/render'
 import { create as contentDisposition } from 'content-disposition'
 import type { Ctx } from '../../context.js'
 import { createSnapshot, prepareLookup, type Reader } from '../../db/reader.js'

@@ -6,7 +6,7 @@ import {
   type RenderFormat,
   renderCached,
   renderEtag,
-} from '@qrctl/contract/render'
+} from '@qrctl/render'
 import type { Ctx } from '../../context.js'
 import { invalidField } from '../../errors.js'
 import type { QrCodeRecord } from '../qr-codes/qr-codes.repository.js'

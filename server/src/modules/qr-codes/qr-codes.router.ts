@@ -1,5 +1,5 @@
 import { contract, type ImageQuery } from '@qrctl/contract'
-import type { RenderFormat } from '@qrctl/contract/render'
+import type { RenderFormat } from '@qrctl/render'
 import { initServer } from '@ts-rest/express'
 import type { Request, Response } from 'express'
 import type { Ctx } from '../../context.js'

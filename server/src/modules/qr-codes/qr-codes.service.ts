@@ -11,7 +11,7 @@ import {
   toIssues,
   type UpdateQrCode,
 } from '@qrctl/contract'
-import { checkCapacity } from '@qrctl/contract/render'
+import { checkCapacity } from '@qrctl/render'
 import type { Ctx } from '../../context.js'
 import type { Db } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/errors.js'

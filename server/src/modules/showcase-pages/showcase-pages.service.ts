@@ -1,4 +1,4 @@
-import type { RenderFormat } from '@qrctl/contract/render'
+import type { RenderFormat } from '@qrctl/render'
 import type { Ctx } from '../../context.js'
 import { hasActiveSubscription } from '../accounts/accounts.repository.js'
 import { renderImage } from '../images/images.service.js'

@@ -1,5 +1,5 @@
 /**
- * `@qrctl/contract/render`: payload + style → PNG, SVG, PDF or terminal text. `qrcode` builds the
+ * `@qrctl/render`: payload + style → PNG, SVG, PDF or terminal text. `qrcode` builds the
  * symbol; these modules only draw it. Used by the server's image routes and the CLI's offline render.
  */
 export {

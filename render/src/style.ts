@@ -1,4 +1,4 @@
-import { type ErrorCorrectionLevel, STYLE_DEFAULTS, type Style } from '../schemas/qr-codes.js'
+import { type ErrorCorrectionLevel, STYLE_DEFAULTS, type Style } from '@qrctl/contract'
 
 /** A style with every field filled in; colours as upper-case `#RRGGBB`. */
 export type NormalizedStyle = Required<Style>

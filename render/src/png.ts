@@ -1,5 +1,5 @@
+import { parseHexColor } from '@qrctl/contract'
 import { encode } from 'fast-png'
-import { parseHexColor } from '../payload/contrast.js'
 import { normalizeStyle, type StyleInput } from './style.js'
 import { createSymbol, type QrSymbol } from './symbol.js'
 

@@ -1,8 +1,8 @@
 import { inflateSync } from 'node:zlib'
+import type { Style } from '@qrctl/contract'
 import { Resvg } from '@resvg/resvg-js'
 import QRCode from 'qrcode'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { Style } from '../src/index.js'
 import {
   CapacityError,
   checkCapacity,
@@ -22,7 +22,7 @@ import {
   renderPng,
   renderSvg,
   renderTerminal,
-} from '../src/render/index.js'
+} from '../src/index.js'
 import { type Bitmap, cleanUpDecoders, decodeBoth, readPng } from './support/decode.js'
 
 const URL_PAYLOAD = 'https://example.com/menu/spring?table=12'

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
+import type { ErrorCorrectionLevel } from '@qrctl/contract'
 import QRCode from 'qrcode'
-import type { ErrorCorrectionLevel } from '../schemas/qr-codes.js'
 
 /** The module matrix of one QR symbol, as `qrcode` builds it: `modules[row * size + col]` is 1 when dark. */
 export interface QrSymbol {

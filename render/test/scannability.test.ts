@@ -1,6 +1,5 @@
+import { type ContentType, encodePayload, parseHexColor, type Style } from '@qrctl/contract'
 import { afterAll, describe, expect, it } from 'vitest'
-import { type ContentType, encodePayload, type Style } from '../src/index.js'
-import { parseHexColor } from '../src/payload/contrast.js'
 import {
   checkCapacity,
   createSymbol,
@@ -10,7 +9,7 @@ import {
   renderPdf,
   renderPng,
   renderSvg,
-} from '../src/render/index.js'
+} from '../src/index.js'
 import {
   addBorder,
   type Bitmap,
