@@ -163,7 +163,9 @@ describe.each(dialects())('robustness on %s', (dialect) => {
     it.each(Object.keys(compressors) as (keyof typeof compressors)[])(
       'reads a %s-compressed body',
       async (encoding) => {
-        const raw = new Uint8Array(compressors[encoding](JSON.stringify(textCode({ name: `zip ${encoding}` }))))
+        const raw = new Uint8Array(
+          compressors[encoding](JSON.stringify(textCode({ name: `zip ${encoding}` }))),
+        )
         const res = await client.request('POST', '/qr-codes', {
           raw,
           headers: { ...JSON_TYPE, 'content-encoding': encoding },
