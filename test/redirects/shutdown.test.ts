@@ -110,7 +110,7 @@ describe.each(dialects())('the real server process on %s', (dialect) => {
     return new Promise((resolvePromise, reject) => {
       let seen = ''
       const timer = setTimeout(() => reject(new Error(`no ${pattern} in: ${seen}`)), timeoutMs)
-      child.stdout?.on('data', (chunk: Buffer) => {
+      child.stderr?.on('data', (chunk: Buffer) => {
         seen += chunk.toString()
         const match = seen.match(pattern)
         if (match) {
