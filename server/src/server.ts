@@ -10,6 +10,7 @@ import { createGate } from './http/gate.js'
 import { createImagePath } from './http/image-path.js'
 import { RateLimits } from './http/rate-limit.js'
 import { createRedirectPath } from './http/redirect-path.js'
+import { createDrainer, type Drainer } from './http/shutdown.js'
 import { scheduleHousekeeping } from './jobs.js'
 import { type Clock, systemClock } from './lib/clock.js'
 import { type Ids, randomIds } from './lib/ids.js'
@@ -24,7 +25,10 @@ export interface RunningServer {
   url: string
   /** The scan buffer: `flush()` writes what waits now (tests use it instead of waiting a second). */
   scans: Pick<ScanRecorder, 'flush' | 'pending'>
-  /** Stops accepting, finishes open requests, flushes buffers, closes the database. */
+  /**
+   * Stops accepting, answers every request already received (telling keep-alive clients to
+   * close), within config.shutdownTimeoutMs, then flushes buffers and closes the database.
+   */
   close(): Promise<void>
 }
 
@@ -64,14 +68,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const redirects = createRedirectPath(ctx, scans, lookups)
   const images = createImagePath(ctx, gate, lookups)
   const app = createApp({ ctx, gate })
+  let drainer!: Drainer
   const server = await new Promise<Server>((resolve, reject) => {
     // Every public path (app.ts lists them): short links and API images on the bare request,
     // ahead of Express (http/redirect-path.ts, http/image-path.ts); everything else in the app.
     // Both fast paths run the app's own steps (http/request.ts, gate.ts, image-writer.ts).
     const s = createServer((req, res) => {
+      if (drainer.isDraining) res.setHeader('Connection', 'close')
       if (redirects.handle(req, res) || images.handle(req, res, () => app(req, res))) return
       app(req, res)
     })
+    drainer = createDrainer(s)
     s.listen(config.port, config.host, () => resolve(s))
     s.once('error', reject)
   })
@@ -81,10 +88,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const close = () => {
     closing ??= (async () => {
       stopHousekeeping()
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeIdleConnections()
-      })
+      // Every request already received is answered; keep-alive clients are told to go.
+      const { forced } = await drainer.drain(config.shutdownTimeoutMs)
+      if (forced > 0)
+        logger.warn(
+          { connections: forced, timeoutMs: config.shutdownTimeoutMs },
+          'shutdown cut open connections',
+        )
       // Every answered scan is in the buffer now; write it before the database closes.
       await scans.close()
       reader?.close()
