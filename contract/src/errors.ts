@@ -7,6 +7,7 @@ import { z } from 'zod'
 export const ERROR_STATUS = {
   validation_error: 400,
   invalid_json: 400,
+  invalid_body: 400,
   unauthorized: 401,
   plan_required: 403,
   insufficient_scope: 403,

@@ -25,6 +25,19 @@ import {
 
 const c = initContract()
 
+/**
+ * The key scope a route needs (DESIGN §3), declared once per route and checked by the
+ * server's gate: `read` routes take a read or read_write key, `write` routes a write or
+ * read_write key, `read_write` routes only a read_write key.
+ */
+export type RouteScope = 'read' | 'write' | 'read_write'
+export interface RouteMetadata {
+  scope: RouteScope
+}
+const READS = { scope: 'read' } as const satisfies RouteMetadata
+const WRITES = { scope: 'write' } as const satisfies RouteMetadata
+const KEY_MANAGEMENT = { scope: 'read_write' } as const satisfies RouteMetadata
+
 export const API_PREFIX = '/api/v1'
 
 const IdParams = z.object({ id: Uuid.describe('The resource id (a UUID)') })
@@ -55,6 +68,7 @@ const binary = (contentType: string) => c.otherResponse({ contentType, body: c.t
 const image = (format: 'png' | 'svg' | 'pdf', contentType: string, what: string) =>
   ({
     method: 'GET',
+    metadata: READS,
     path: `/qr-codes/:id/image.${format}`,
     pathParams: IdParams,
     query: ImageQuery,
@@ -66,6 +80,7 @@ const image = (format: 'png' | 'svg' | 'pdf', contentType: string, what: string)
 export const qrCodesContract = c.router({
   list: {
     method: 'GET',
+    metadata: READS,
     path: '/qr-codes',
     query: ListQrCodesQuery,
     responses: { ...commonErrors, 200: QrCodeList },
@@ -74,6 +89,7 @@ export const qrCodesContract = c.router({
   },
   create: {
     method: 'POST',
+    metadata: WRITES,
     path: '/qr-codes',
     headers: IdempotencyHeaders,
     body: CreateQrCode,
@@ -84,6 +100,7 @@ export const qrCodesContract = c.router({
   },
   get: {
     method: 'GET',
+    metadata: READS,
     path: '/qr-codes/:id',
     pathParams: IdParams,
     responses: { ...commonErrors, 200: z.object({ data: QrCode }), 404: ErrorBody },
@@ -92,6 +109,7 @@ export const qrCodesContract = c.router({
   },
   update: {
     method: 'PATCH',
+    metadata: WRITES,
     path: '/qr-codes/:id',
     pathParams: IdParams,
     body: UpdateQrCode,
@@ -102,6 +120,7 @@ export const qrCodesContract = c.router({
   },
   delete: {
     method: 'DELETE',
+    metadata: WRITES,
     path: '/qr-codes/:id',
     pathParams: IdParams,
     body: c.noBody(),
@@ -112,6 +131,7 @@ export const qrCodesContract = c.router({
   },
   restore: {
     method: 'POST',
+    metadata: WRITES,
     path: '/qr-codes/:id/restore',
     pathParams: IdParams,
     headers: IdempotencyHeaders,
@@ -122,6 +142,7 @@ export const qrCodesContract = c.router({
   },
   batch: {
     method: 'POST',
+    metadata: WRITES,
     path: '/qr-codes/batch',
     headers: IdempotencyHeaders,
     query: BatchQuery,
@@ -133,6 +154,7 @@ export const qrCodesContract = c.router({
   },
   analytics: {
     method: 'GET',
+    metadata: READS,
     path: '/qr-codes/:id/analytics',
     pathParams: IdParams,
     query: AnalyticsQuery,
@@ -149,6 +171,7 @@ export const qrCodesContract = c.router({
 export const showcasesContract = c.router({
   list: {
     method: 'GET',
+    metadata: READS,
     path: '/showcases',
     query: ListShowcasesQuery,
     responses: { ...commonErrors, 200: ShowcaseList },
@@ -157,6 +180,7 @@ export const showcasesContract = c.router({
   },
   create: {
     method: 'POST',
+    metadata: WRITES,
     path: '/showcases',
     headers: IdempotencyHeaders,
     body: CreateShowcase,
@@ -166,6 +190,7 @@ export const showcasesContract = c.router({
   },
   get: {
     method: 'GET',
+    metadata: READS,
     path: '/showcases/:id',
     pathParams: IdParams,
     responses: { ...commonErrors, 200: z.object({ data: Showcase }), 404: ErrorBody },
@@ -174,6 +199,7 @@ export const showcasesContract = c.router({
   },
   update: {
     method: 'PATCH',
+    metadata: WRITES,
     path: '/showcases/:id',
     pathParams: IdParams,
     body: UpdateShowcase,
@@ -183,6 +209,7 @@ export const showcasesContract = c.router({
   },
   delete: {
     method: 'DELETE',
+    metadata: WRITES,
     path: '/showcases/:id',
     pathParams: IdParams,
     body: c.noBody(),
@@ -195,6 +222,7 @@ export const showcasesContract = c.router({
 export const apiKeysContract = c.router({
   list: {
     method: 'GET',
+    metadata: KEY_MANAGEMENT,
     path: '/api-keys',
     responses: { ...commonErrors, 200: z.object({ data: z.array(ApiKey) }) },
     summary: 'List API keys',
@@ -202,6 +230,7 @@ export const apiKeysContract = c.router({
   },
   create: {
     method: 'POST',
+    metadata: KEY_MANAGEMENT,
     path: '/api-keys',
     headers: IdempotencyHeaders,
     body: CreateApiKey,
@@ -211,6 +240,7 @@ export const apiKeysContract = c.router({
   },
   revoke: {
     method: 'DELETE',
+    metadata: KEY_MANAGEMENT,
     path: '/api-keys/:id',
     pathParams: IdParams,
     body: c.noBody(),
@@ -220,6 +250,7 @@ export const apiKeysContract = c.router({
   },
   rotate: {
     method: 'POST',
+    metadata: KEY_MANAGEMENT,
     path: '/api-keys/:id/rotate',
     pathParams: IdParams,
     headers: IdempotencyHeaders,

@@ -24,6 +24,7 @@ const EnvSchema = z.object({
         .max(10),
     ),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
 })
 
 export type DatabaseTarget =
@@ -43,6 +44,8 @@ export interface Config {
   /** How many proxies in front of the server to trust for X-Forwarded-For; 0 = none. */
   trustProxyHops: number
   rateLimitPerMinute: number
+  /** On SIGTERM/SIGINT, how long requests already received may take before their connections are cut. */
+  shutdownTimeoutMs: number
 }
 
 export function parseDatabaseUrl(url: string): DatabaseTarget {
@@ -75,5 +78,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     trustProxyHops: e.TRUST_PROXY,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   }
 }

@@ -126,11 +126,17 @@ function adminAction(command: string | undefined, options: AdminOptions): AdminA
 async function start(config: Config): Promise<void> {
   const running = await startServer(config)
   const first = await accounts.seedFirstAccount(running.ctx)
-  process.stdout.write(
+  // DESIGN §2: stdout is the log stream (JSON lines); words for the person at the terminal,
+  // and above all the first key, go to stderr, so a log shipper never receives the key.
+  process.stderr.write(
     `qrctl server listening on ${config.publicBaseUrl} (database: ${config.database.dialect})\n`,
   )
+  running.ctx.logger.info(
+    { publicBaseUrl: config.publicBaseUrl, dialect: config.database.dialect },
+    'listening',
+  )
   if (first) {
-    process.stdout.write(
+    process.stderr.write(
       `\nCreated the first account. Its API key is shown once; store it now:\n\n  ${first.key.secret}\n\n` +
         `Try: curl -H "Authorization: Bearer ${first.key.secret}" ${config.publicBaseUrl}/api/v1/qr-codes\n\n`,
     )

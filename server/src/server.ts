@@ -3,15 +3,18 @@ import type { AddressInfo } from 'node:net'
 import type { Config } from './config.js'
 import type { Ctx } from './context.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js'
+import { createHotLookups } from './db/hot-lookup.js'
 import { openReader } from './db/reader.js'
 import { createApp } from './http/app.js'
+import { createGate } from './http/gate.js'
+import { createImagePath } from './http/image-path.js'
 import { RateLimits } from './http/rate-limit.js'
+import { createRedirectPath } from './http/redirect-path.js'
+import { createDrainer, type Drainer } from './http/shutdown.js'
 import { scheduleHousekeeping } from './jobs.js'
 import { type Clock, systemClock } from './lib/clock.js'
 import { type Ids, randomIds } from './lib/ids.js'
 import { createLogger, type Logger } from './logger.js'
-import { createImageHandler } from './modules/images/images.handler.js'
-import { createRedirectHandler } from './modules/redirects/redirects.handler.js'
 import type { ScanBufferOptions } from './modules/scans/scan-buffer.js'
 import { type ScanRecorder, startScanRecorder } from './modules/scans/scan-recorder.js'
 
@@ -22,7 +25,10 @@ export interface RunningServer {
   url: string
   /** The scan buffer: `flush()` writes what waits now (tests use it instead of waiting a second). */
   scans: Pick<ScanRecorder, 'flush' | 'pending'>
-  /** Stops accepting, finishes open requests, flushes buffers, closes the database. */
+  /**
+   * Stops accepting, answers every request already received (telling keep-alive clients to
+   * close), within config.shutdownTimeoutMs, then flushes buffers and closes the database.
+   */
   close(): Promise<void>
 }
 
@@ -57,16 +63,22 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const stopHousekeeping = scheduleHousekeeping(ctx)
   const scans = await startScanRecorder(ctx, options.scanBuffer)
   const reader = openReader(config.database)
-  const redirects = createRedirectHandler(ctx, scans, reader)
-  const images = createImageHandler(ctx, limits, reader)
-  const app = createApp({ ctx, limits })
+  const lookups = createHotLookups(reader)
+  const gate = createGate(ctx, limits)
+  const redirects = createRedirectPath(ctx, scans, lookups)
+  const images = createImagePath(ctx, gate, lookups)
+  const app = createApp({ ctx, gate })
+  let drainer!: Drainer
   const server = await new Promise<Server>((resolve, reject) => {
-    // Short links and images are answered before Express (see redirects.handler.ts and
-    // images.handler.ts); everything else goes to the app.
+    // Every public path (app.ts lists them): short links and API images on the bare request,
+    // ahead of Express (http/redirect-path.ts, http/image-path.ts); everything else in the app.
+    // Both fast paths run the app's own steps (http/request.ts, gate.ts, image-writer.ts).
     const s = createServer((req, res) => {
+      if (drainer.isDraining) res.setHeader('Connection', 'close')
       if (redirects.handle(req, res) || images.handle(req, res, () => app(req, res))) return
       app(req, res)
     })
+    drainer = createDrainer(s)
     s.listen(config.port, config.host, () => resolve(s))
     s.once('error', reject)
   })
@@ -76,10 +88,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const close = () => {
     closing ??= (async () => {
       stopHousekeeping()
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeIdleConnections()
-      })
+      // Every request already received is answered; keep-alive clients are told to go.
+      const { forced } = await drainer.drain(config.shutdownTimeoutMs)
+      if (forced > 0)
+        logger.warn(
+          { connections: forced, timeoutMs: config.shutdownTimeoutMs },
+          'shutdown cut open connections',
+        )
       // Every answered scan is in the buffer now; write it before the database closes.
       await scans.close()
       reader?.close()

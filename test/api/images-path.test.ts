@@ -1,5 +1,5 @@
 /**
- * Images are answered ahead of Express (server/src/modules/images/images.handler.ts), with the
+ * Images are answered ahead of Express (server/src/http/image-path.ts), with the
  * key, the code and the rendering kept in memory. These tests hold that path to the rest of
  * the API: the same headers as Express gives, the same rate-limit window, and every change
  * (a revoked key, a deleted or edited code, a plan change) seen by the very next request,
@@ -56,14 +56,27 @@ describe.each(dialects())('the image path on %s', (dialect) => {
       const head = await fetch(url, { ...init, method: 'HEAD' })
       expect(get.status).toBe(200)
       expect(head.status).toBe(200)
-      // What may differ: the date, the request id, the count left, and the connection's own headers.
-      const varying = new Set(['date', 'x-request-id', 'x-ratelimit-remaining', 'connection', 'keep-alive'])
+      // What may differ: the date, the request id, the count left, the whole seconds left in
+      // the window (a cold PDF render can cross a second), and the connection's own headers.
+      const varying = new Set([
+        'date',
+        'x-request-id',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'connection',
+        'keep-alive',
+      ])
       const shared = (res: Response) => [...res.headers].filter(([name]) => !varying.has(name))
       expect(shared(get)).toEqual(shared(head))
       expect(Number(get.headers.get('content-length'))).toBe(body.length)
       expect(Number(get.headers.get('x-ratelimit-remaining')) - 1).toBe(
         Number(head.headers.get('x-ratelimit-remaining')),
       )
+      const reset = (res: Response) => Number(res.headers.get('x-ratelimit-reset'))
+      expect(reset(head)).toBeGreaterThanOrEqual(1)
+      expect(reset(head)).toBeLessThanOrEqual(reset(get))
+      expect(get.headers.get('cache-control')).toBe('no-store')
+      expect(get.headers.get('x-content-type-options')).toBe('nosniff')
     }
   })
 

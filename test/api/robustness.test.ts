@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dialects, startServer, type TestServer } from '../support/server.js'
 import {
@@ -154,6 +155,68 @@ describe.each(dialects())('robustness on %s', (dialect) => {
         expect(res.body.details.message).toMatch(/nest/)
       }
     })
+  })
+
+  describe('content encodings', () => {
+    const compressors = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync }
+
+    it.each(Object.keys(compressors) as (keyof typeof compressors)[])(
+      'reads a %s-compressed body',
+      async (encoding) => {
+        const raw = new Uint8Array(
+          compressors[encoding](JSON.stringify(textCode({ name: `zip ${encoding}` }))),
+        )
+        const res = await client.request('POST', '/qr-codes', {
+          raw,
+          headers: { ...JSON_TYPE, 'content-encoding': encoding },
+        })
+        expect(res.status, res.text).toBe(201)
+        expect(res.body.data.name).toBe(`zip ${encoding}`)
+      },
+    )
+
+    it.each(['gzip', 'deflate', 'br', 'GZIP'])(
+      'answers 400 invalid_body, creating nothing, for a body that is not really %s',
+      async (encoding) => {
+        const before = (await client.get('/qr-codes')).body.total
+        const plain = JSON.stringify(textCode())
+        // Plain JSON, and a gzip stream cut short: neither decodes as the header says.
+        const truncated = new Uint8Array(gzipSync(plain).subarray(0, 12))
+        for (const raw of [plain, truncated]) {
+          const res = await client.request('POST', '/qr-codes', {
+            raw,
+            headers: { ...JSON_TYPE, 'content-encoding': encoding },
+          })
+          expectError(res, 400, 'invalid_body')
+          expect(res.body.details.message).toMatch(/Content-Encoding/)
+          expect(res.body.details.contentEncoding).toBe(encoding)
+          expectNoLeak(res.text)
+        }
+        expect((await client.get('/qr-codes')).body.total).toBe(before)
+      },
+    )
+
+    it.each(['compress', 'zstd-ish', 'x-gzip2'])('answers 415 for Content-Encoding: %s', async (encoding) => {
+      const res = await client.request('POST', '/qr-codes', {
+        raw: JSON.stringify(textCode()),
+        headers: { ...JSON_TYPE, 'content-encoding': encoding },
+      })
+      expectError(res, 415, 'unsupported_media_type')
+      expect(res.body.details.message).toMatch(/Content-Encoding/)
+    })
+  })
+
+  describe('unknown fields', () => {
+    it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
+      'names an unknown field called %s',
+      async (name) => {
+        // Written by hand: an object literal's `__proto__` would set the prototype, not a key.
+        const raw = `{"name":"a","contentType":"text","content":"x",${JSON.stringify(name)}:1}`
+        const res = await client.request('POST', '/qr-codes', { raw, headers: JSON_TYPE })
+        expectError(res, 400, 'validation_error')
+        expect(res.body.details.issues).toEqual([{ path: '', message: `Unknown field '${name}'` }])
+      },
+    )
   })
 
   describe('routes', () => {

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { Agent, get } from 'node:http'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { accounts, loadConfig, type RunningServer, startServer as startRaw } from '@qrctl/server'
@@ -110,7 +112,7 @@ describe.each(dialects())('the real server process on %s', (dialect) => {
     return new Promise((resolvePromise, reject) => {
       let seen = ''
       const timer = setTimeout(() => reject(new Error(`no ${pattern} in: ${seen}`)), timeoutMs)
-      child.stdout?.on('data', (chunk: Buffer) => {
+      child.stderr?.on('data', (chunk: Buffer) => {
         seen += chunk.toString()
         const match = seen.match(pattern)
         if (match) {
@@ -122,9 +124,8 @@ describe.each(dialects())('the real server process on %s', (dialect) => {
     })
   }
 
-  it('writes every buffered scan on SIGTERM, exits 0, and logs no client address', async () => {
-    const database = await durableDatabase(dialect)
-    cleanups.push(database.drop)
+  /** `qrctl-server start` as its own process on a durable database; its first key from stderr. */
+  async function startProcess(databaseUrl: string, env: Record<string, string> = {}) {
     const port = await freePort()
     const baseUrl = `http://127.0.0.1:${port}`
     const child = spawn(
@@ -134,13 +135,14 @@ describe.each(dialects())('the real server process on %s', (dialect) => {
         cwd: ROOT,
         env: {
           PATH: process.env.PATH,
-          DATABASE_URL: database.url,
+          DATABASE_URL: databaseUrl,
           PORT: String(port),
           HOST: '127.0.0.1',
           PUBLIC_BASE_URL: baseUrl,
           TRUST_PROXY: 'on',
           LOG_LEVEL: 'debug',
           ...UNLIMITED,
+          ...env,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -159,12 +161,19 @@ describe.each(dialects())('the real server process on %s', (dialect) => {
       if (child.exitCode === null) child.kill('SIGKILL')
     })
     const [apiKey] = (await waitForOutput(child, /qrk_[0-9A-Za-z]{40}/)) as unknown as [string]
+    return { child, baseUrl, apiKey, exited, output: () => output }
+  }
+
+  it('writes every buffered scan on SIGTERM, exits 0, and logs no client address', async () => {
+    const database = await durableDatabase(dialect)
+    cleanups.push(database.drop)
+    const { child, baseUrl, apiKey, exited, output } = await startProcess(database.url)
     const code = await createDynamic(api({ baseUrl }, apiKey))
     await scanMany(baseUrl, code.shortCode as string, 200)
 
     child.kill('SIGTERM')
     expect(await exited).toBe(0)
-    expect(output).not.toMatch(/\b8\.8\.\d+\.\d+\b/)
+    expect(output()).not.toMatch(/\b8\.8\.\d+\.\d+\b/)
 
     const reopened = await startServer({ dialect, env: { DATABASE_URL: database.url, ...UNLIMITED } })
     cleanups.push(reopened.close)
@@ -172,4 +181,84 @@ describe.each(dialects())('the real server process on %s', (dialect) => {
     expect(await totalScans(client, code.id)).toBe(200)
     expect((await analytics(reopened, client, code.id, 'all')).totalEvents).toBe(200)
   })
+
+  it('drains keep-alive redirect load on SIGTERM: no connection reset, every answered scan stored', async () => {
+    const database = await durableDatabase(dialect)
+    cleanups.push(database.drop)
+    const { child, baseUrl, apiKey, exited } = await startProcess(database.url)
+    const code = await createDynamic(api({ baseUrl }, apiKey))
+    const url = `${baseUrl}/r/${code.shortCode}`
+
+    // One connection that asked once and then sits idle: the server must close it.
+    const idle = connect(Number(new URL(baseUrl).port), '127.0.0.1')
+    const idleClosed = new Promise<string>((resolveIdle) => {
+      let answer = ''
+      idle.on('data', (chunk: Buffer) => {
+        answer += chunk.toString()
+      })
+      idle.once('close', () => resolveIdle(answer))
+    })
+    idle.write(
+      `GET /r/${code.shortCode} HTTP/1.1\r\nHost: x\r\nUser-Agent: ${AGENTS.android.ua}\r\nX-Forwarded-For: 9.9.9.9\r\n\r\n`,
+    )
+
+    // Keep-alive clients, each asking again as soon as it is answered, until the server is gone.
+    const tally = { redirects: 0, closeHeaders: 0, refused: 0, failures: [] as string[] }
+    const ask = (agent: Agent, headers: Record<string, string>) =>
+      new Promise<{ status: number; connection: string | undefined }>((resolveAsk, rejectAsk) => {
+        get(url, { agent, headers }, (res) => {
+          res.resume()
+          res.once('end', () =>
+            resolveAsk({ status: res.statusCode ?? 0, connection: res.headers.connection }),
+          )
+          res.once('error', rejectAsk)
+        }).once('error', rejectAsk)
+      })
+    let stopped = false
+    const worker = async (w: number) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+      try {
+        for (let i = 0; !stopped; i++) {
+          try {
+            const res = await ask(agent, {
+              'user-agent': AGENTS.android.ua,
+              'x-forwarded-for': `10.${w}.${i % 250}.${i % 199}`,
+            })
+            if (res.status !== 302) tally.failures.push(`status ${res.status}`)
+            else tally.redirects++
+            if (res.connection === 'close') tally.closeHeaders++
+          } catch (error) {
+            const code = (error as { code?: string }).code
+            if (code === 'ECONNREFUSED') {
+              tally.refused++
+              return
+            }
+            tally.failures.push(`${code}: ${(error as Error).message}`)
+            return
+          }
+        }
+      } finally {
+        agent.destroy()
+      }
+    }
+    const workers = Array.from({ length: 16 }, (_, w) => worker(w))
+    await eventually(async () => tally.redirects >= 400, 20_000)
+    child.kill('SIGTERM')
+    const exitCode = await exited
+    stopped = true
+    await Promise.all(workers)
+    const idleAnswer = await idleClosed
+
+    expect(exitCode).toBe(0)
+    expect(tally.failures).toEqual([])
+    expect(tally.refused).toBe(16)
+    expect(tally.closeHeaders).toBeGreaterThan(0)
+    expect(idleAnswer).toMatch(/^HTTP\/1\.1 302/)
+
+    const reopened = await startServer({ dialect, env: { DATABASE_URL: database.url, ...UNLIMITED } })
+    cleanups.push(reopened.close)
+    const stored = await totalScans(api(reopened, apiKey), code.id)
+    // Every redirect answered is a scan stored: the load's and the idle connection's one.
+    expect(stored).toBe(tally.redirects + 1)
+  }, 90_000)
 })

@@ -14,6 +14,7 @@ describe('configuration from the environment', () => {
       logLevel: 'info',
       trustProxyHops: 0,
       rateLimitPerMinute: 100,
+      shutdownTimeoutMs: 10_000,
     })
   })
 
@@ -29,6 +30,7 @@ describe('configuration from the environment', () => {
       LOG_LEVEL: 'warn',
       TRUST_PROXY: 'on',
       RATE_LIMIT_PER_MINUTE: '250',
+      SHUTDOWN_TIMEOUT_MS: '25000',
     })
     expect(config).toEqual({
       port: 8080,
@@ -41,6 +43,7 @@ describe('configuration from the environment', () => {
       logLevel: 'warn',
       trustProxyHops: 1,
       rateLimitPerMinute: 250,
+      shutdownTimeoutMs: 25_000,
     })
   })
 

@@ -61,8 +61,10 @@ interface RunningProcess {
   url: string
   child: ChildProcess
   done: Promise<Output>
-  /** stdout so far. */
+  /** stdout so far: the log stream, JSON lines only. */
   stdout(): string
+  /** stderr so far: words for the terminal (the first key's banner). */
+  stderr(): string
   stop(signal?: NodeJS.Signals): Promise<Output>
 }
 
@@ -74,9 +76,13 @@ async function startProcess(
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   let stdout = ''
+  let stderr = ''
   const { child, done } = launch(['start'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, runner)
   child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString('utf8')
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8')
   })
   let exited: Output | undefined
   done.then((o) => {
@@ -90,7 +96,7 @@ async function startProcess(
       (r) => r.ok,
       () => false,
     )
-    if (ok && stdout.includes('listening on')) break
+    if (ok && stderr.includes('listening on')) break
     await sleep(100)
   }
   return {
@@ -98,6 +104,7 @@ async function startProcess(
     child,
     done,
     stdout: () => stdout,
+    stderr: () => stderr,
     stop: async (signal = 'SIGTERM') => {
       child.kill(signal)
       return done
@@ -130,11 +137,19 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
   })
 
   describe('start', () => {
-    it('prints one API key on an empty database, serves with it, and exits 0 on SIGTERM', async () => {
+    it('prints one API key on an empty database to stderr, serves with it, and exits 0 on SIGTERM', async () => {
       const server = await startProcess(env, 'tsx')
       await sleep(200)
-      const keys = new Set(server.stdout().match(KEY))
+      const keys = new Set(server.stderr().match(KEY))
       expect(keys.size).toBe(1)
+      // stdout is the log stream: JSON lines only, and never the key.
+      expect(server.stdout()).not.toMatch(KEY)
+      const lines = server
+        .stdout()
+        .split('\n')
+        .filter((line) => line.length > 0)
+      expect(lines.length).toBeGreaterThan(0)
+      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow()
       const [key] = [...keys] as [string]
       expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' })
       const client = api({ baseUrl: server.url }, key)
@@ -146,6 +161,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
       const again = await startProcess(env)
       await sleep(200)
       expect(again.stdout()).not.toMatch(KEY)
+      expect(again.stderr()).not.toMatch(KEY)
       expect((await api({ baseUrl: again.url }, key).get('/qr-codes')).body.total).toBe(1)
       expect((await again.stop('SIGINT')).code).toBe(0)
     }, 90_000)
@@ -153,7 +169,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
     it('keeps keys and client addresses out of the log stream', async () => {
       const server = await startProcess({ ...env, TRUST_PROXY: 'on' })
       await sleep(200)
-      const [key] = server.stdout().match(KEY) as [string]
+      const [key] = server.stderr().match(KEY) as [string]
       const client = api({ baseUrl: server.url }, key)
       const from = { headers: { 'x-forwarded-for': CLIENT_IP } }
       await client.get('/qr-codes', from)
@@ -181,13 +197,16 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
       expect(logs).not.toContain(created.body.data.secret.slice(4, 20))
       expect(logs).not.toContain(CLIENT_IP)
       expect(logs).not.toContain('127.0.0.1')
-      expect(exit.stderr).not.toMatch(/qrk_|198\.51\.100\.23/)
+      // stderr holds the first key's banner, and nothing else of a key or an address.
+      expect(new Set(exit.stderr.match(KEY))).toEqual(new Set([key]))
+      expect(exit.stderr).not.toContain(created.body.data.secret.slice(4, 20))
+      expect(exit.stderr).not.toContain(CLIENT_IP)
     }, 60_000)
 
     it('finishes a request in flight before exiting on SIGTERM', async () => {
       const server = await startProcess(env)
       await sleep(200)
-      const [key] = server.stdout().match(KEY) as [string]
+      const [key] = server.stderr().match(KEY) as [string]
       const client = api({ baseUrl: server.url }, key)
       const code = (await client.post('/qr-codes', textCode({ content: 'in flight' }))).body.data
       const image = fetch(`${server.url}/api/v1/qr-codes/${code.id}/image.png?size=4096`, {
@@ -236,6 +255,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
       const server = await startProcess(env)
       try {
         expect(server.stdout()).not.toMatch(KEY)
+        expect(server.stderr()).not.toMatch(KEY)
         const reader = api({ baseUrl: server.url }, readKey.apiKey)
         expect((await reader.get('/qr-codes')).status).toBe(200)
         expectError(await reader.post('/qr-codes', textCode()), 403, 'insufficient_scope')

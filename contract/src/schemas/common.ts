@@ -71,7 +71,10 @@ function toSnakeCase(name: string): string {
 }
 
 function unknownKeyMessage(key: string, known: readonly string[], hints: Record<string, string>): string {
-  if (hints[key]) return hints[key]
+  // An own-property lookup: `constructor`, `__proto__` or `toString` are field names like any
+  // other, not the plain object's inherited members.
+  const hint = Object.hasOwn(hints, key) ? hints[key] : undefined
+  if (hint) return hint
   const meant = known.find((name) => toSnakeCase(name) === key || name.toLowerCase() === key.toLowerCase())
   if (meant) return `Unknown field '${key}': did you mean '${meant}'?`
   return `Unknown field '${key}'`

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { API_PREFIX, contract } from '@qrctl/contract'
 import { createExpressEndpoints } from '@ts-rest/express'
-import express, { type Express } from 'express'
+import express, { type Express, type RequestHandler } from 'express'
 import swaggerUi from 'swagger-ui-express'
 import type { Ctx } from '../context.js'
 import { isDatabaseReady } from '../db/database.js'
@@ -12,9 +12,11 @@ import { createQrCodesRouter } from '../modules/qr-codes/qr-codes.router.js'
 import { createShowcasePagesRouter } from '../modules/showcase-pages/showcase-pages.router.js'
 import { createShowcasesRouter } from '../modules/showcases/showcases.router.js'
 import { apiNotFound, errorHandler, onRequestValidationError } from './error-handler.js'
-import { metricsHandler, metricsMiddleware } from './metrics.js'
-import { apiGate, checkJsonBody, requestId, requestLog, requireJsonBody } from './middleware.js'
-import type { RateLimits } from './rate-limit.js'
+import type { Gate } from './gate.js'
+import { routeScopes } from './gate.js'
+import { imageAnswer } from './image-writer.js'
+import { metricsHandler } from './metrics.js'
+import { apiGate, checkJsonBody, requestSteps, requireJsonBody } from './middleware.js'
 
 const require = createRequire(import.meta.url)
 
@@ -28,17 +30,46 @@ function loadOpenApi(): Record<string, unknown> {
 
 export interface AppDeps {
   ctx: Ctx
-  limits: RateLimits
+  gate: Gate
 }
 
-export function createApp({ ctx, limits }: AppDeps): Express {
+/**
+ * /docs runs Swagger UI's own scripts and stylesheets from this server (no CDN), with inline
+ * `<style>` blocks in its page and data: icons; nothing else, and never inside a frame.
+ */
+const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+const docsHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', DOCS_CSP)
+  res.setHeader('X-Frame-Options', 'DENY')
+  next()
+}
+
+/**
+ * Every public path of the server, in one read (server.ts puts two fast paths ahead of it):
+ *
+ *   GET|HEAD /r/{shortCode}                 http/redirect-path.ts (no Express route)
+ *   GET /api/v1/qr-codes/{id}/image.*       http/image-path.ts first; what it hands over, below
+ *   GET /healthz, /readyz, /metrics         here
+ *   GET /api/v1/openapi.json, /docs         here
+ *   GET /s/{slug}, /s/{slug}/qr.*, /s/_assets/*   modules/showcase-pages
+ *   /api/v1/*                               the contract's routes (gate, body checks, idempotency first)
+ */
+export function createApp({ ctx, gate }: AppDeps): Express {
   const app = express()
   app.disable('x-powered-by')
-  app.set('trust proxy', ctx.config.trustProxyHops)
+  // The client address is http/client-address.ts's rule, used by the gate and the scans.
   app.set('query parser', 'simple')
-  app.use(requestId)
-  app.use(metricsMiddleware)
-  app.use(requestLog(ctx))
+  app.use(requestSteps(ctx))
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' })
@@ -53,12 +84,17 @@ export function createApp({ ctx, limits }: AppDeps): Express {
   app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openApi)
   })
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openApi, { customSiteTitle: 'qrctl API reference' }))
+  app.use(
+    '/docs',
+    docsHeaders,
+    swaggerUi.serve,
+    swaggerUi.setup(openApi, { customSiteTitle: 'qrctl API reference' }),
+  )
 
-  app.use(createShowcasePagesRouter(ctx))
+  app.use(createShowcasePagesRouter(ctx, { imageAnswer }))
 
   const api = express.Router()
-  api.use(apiGate(ctx, limits))
+  api.use(apiGate(gate, routeScopes()))
   api.use(requireJsonBody)
   api.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }))
   api.use(checkJsonBody)
@@ -68,7 +104,7 @@ export function createApp({ ctx, limits }: AppDeps): Express {
   createExpressEndpoints(
     contract,
     {
-      qrCodes: createQrCodesRouter(ctx),
+      qrCodes: createQrCodesRouter(ctx, { imageAnswer }),
       showcases: createShowcasesRouter(ctx),
       apiKeys: createApiKeysRouter(ctx),
     },

@@ -30,15 +30,37 @@ export function onRequestValidationError(
   )
 }
 
-/** Errors raised by the JSON body parser (they carry a `type`). */
-function fromBodyParser(error: unknown): AppError | undefined {
-  if (typeof error !== 'object' || error === null || !('type' in error)) return undefined
+/** Content encodings the JSON parser inflates (Node 20's zlib); any other answers 415. */
+const ACCEPTED_ENCODINGS = 'gzip, deflate, br or identity'
+
+/**
+ * Errors raised by the JSON body parser (they carry a `type`). A body that does not inflate
+ * as its Content-Encoding says reaches here as zlib's own error (no `type`, status 400): the
+ * client's bytes are wrong, so it is a 400 `invalid_body`, never a 500 (issue #12).
+ */
+function fromBodyParser(error: unknown, req: Request): AppError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined
+  const encoding = req.headers['content-encoding']
+  if (!('type' in error)) {
+    const isClientError = 'status' in error && error.status === 400
+    if (!isClientError || encoding === undefined || encoding.toLowerCase() === 'identity') return undefined
+    return new AppError(
+      'invalid_body',
+      `The body cannot be decoded as Content-Encoding: ${encoding} says; send it ${encoding}-compressed or without that header`,
+      { contentEncoding: encoding },
+    )
+  }
   switch ((error as { type: unknown }).type) {
     case 'entity.too.large':
       return new AppError('payload_too_large', 'The body is larger than 1 MiB', { limitBytes: 1_048_576 })
     case 'entity.parse.failed':
       return new AppError('invalid_json', 'The body is not valid JSON')
     case 'encoding.unsupported':
+      return new AppError(
+        'unsupported_media_type',
+        `Content-Encoding ${encoding ?? ''} is not accepted; send the body ${ACCEPTED_ENCODINGS}`,
+        { contentEncoding: encoding ?? null },
+      )
     case 'charset.unsupported':
       return new AppError('unsupported_media_type', 'Send the body as UTF-8 JSON')
     case 'request.aborted':
@@ -80,7 +102,7 @@ function errorAnswer(ctx: Ctx, error: unknown, requestId: string) {
  */
 export function errorHandler(ctx: Ctx): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    const known = fromBodyParser(error) ?? fromBadUrl(error) ?? error
+    const known = fromBodyParser(error, req) ?? fromBadUrl(error) ?? error
     const { status, body, headers } = errorAnswer(ctx, known, req.id)
     // A failure after the answer started can only cut the connection (as Express itself does),
     // so the client sees a broken answer rather than a complete-looking truncated one.

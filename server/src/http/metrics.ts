@@ -1,10 +1,8 @@
 import type { RequestHandler } from 'express'
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+import { Histogram } from 'prom-client'
+import { registry } from '../lib/metrics.js'
 
-export const registry = new Registry()
-collectDefaultMetrics({ register: registry })
-
-/** Request times by method, route pattern and status; the paths answered ahead of Express record here too. */
+/** Request times by method, route pattern and status, for Express and the fast paths alike (see request.ts). */
 export const httpDuration = new Histogram({
   name: 'qrctl_http_request_duration_seconds',
   help: 'HTTP request duration by method, route and status',
@@ -12,16 +10,6 @@ export const httpDuration = new Histogram({
   buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
   registers: [registry],
 })
-
-/** Times every request; the route label is the matched pattern, never a raw path with ids. */
-export const metricsMiddleware: RequestHandler = (req, res, next) => {
-  const end = httpDuration.startTimer()
-  res.on('finish', () => {
-    const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched'
-    end({ method: req.method, route, status: String(res.statusCode) })
-  })
-  next()
-}
 
 export const metricsHandler: RequestHandler = async (_req, res) => {
   res.setHeader('Content-Type', registry.contentType)

@@ -1,59 +1,25 @@
-import type { ServerResponse } from 'node:http'
-import type { Issue } from '@qrctl/contract'
-import type { Request, RequestHandler } from 'express'
+import { API_PREFIX, type Issue } from '@qrctl/contract'
+import type { RequestHandler } from 'express'
 import type { Ctx } from '../context.js'
-import {
-  AppError,
-  insufficientScope,
-  invalidField,
-  planRequired,
-  rateLimited,
-  unauthorized,
-} from '../errors.js'
-import { requestIdFrom } from '../lib/request-id.js'
-import { hasActiveSubscription } from '../modules/accounts/accounts.repository.js'
-import { type Auth, authenticate } from '../modules/api-keys/api-keys.service.js'
-import type { RateLimitState, RateLimits } from './rate-limit.js'
+import { AppError, invalidField } from '../errors.js'
+import type { Gate, RouteScopes } from './gate.js'
+import { beginRequest, finishRequest, handedOver } from './request.js'
 import './express-types.js'
 
-/** Every response carries X-Request-Id: the caller's, when it is sane, or a new one. */
-export const requestId: RequestHandler = (req, res, next) => {
-  req.id = requestIdFrom(req.headers['x-request-id'])
-  res.setHeader('X-Request-Id', req.id)
-  next()
-}
-
-/** Anything shaped like an API key, in a path someone pasted one into. */
-const KEY_IN_PATH = /qrk_[A-Za-z0-9]*/g
-
-export interface RequestLogLine {
-  requestId: string
-  method: string | undefined
-  route: string
-  status: number
-  ms: number
-  accountId: string | undefined
-}
-
-/** The one request log line, from Express and from the paths answered ahead of it. */
-export function logRequest(ctx: Ctx, line: RequestLogLine): void {
-  ctx.logger.info(line, 'request')
-}
-
 /**
- * One log line per request: no key, no address, no query string. Unmatched requests log
- * their path (useful for 404s) with anything key-shaped blanked out.
+ * The request's first and last steps (request.ts) as Express middleware: id, timer, security
+ * headers, then on finish the metric and the log line under the matched route pattern.
  */
-export function requestLog(ctx: Ctx): RequestHandler {
+export function requestSteps(ctx: Ctx): RequestHandler {
   return (req, res, next) => {
-    const start = process.hrtime.bigint()
+    const start = handedOver(req)?.start ?? beginRequest(req, res)
+    req.id = start.id
     res.on('finish', () => {
-      logRequest(ctx, {
-        requestId: req.id,
+      finishRequest(ctx, start, {
         method: req.method,
-        route: req.route?.path ?? req.path.replace(KEY_IN_PATH, 'qrk_[redacted]'),
+        route: req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : undefined,
+        path: req.path,
         status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - start) / 1e6,
         accountId: req.auth?.accountId,
       })
     })
@@ -61,52 +27,14 @@ export function requestLog(ctx: Ctx): RequestHandler {
   }
 }
 
-export function setRateLimitHeaders(res: ServerResponse, state: RateLimitState): void {
-  res.setHeader('X-RateLimit-Limit', String(state.limit))
-  res.setHeader('X-RateLimit-Remaining', String(state.remaining))
-  res.setHeader('X-RateLimit-Reset', String(state.reset))
-}
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i
-
-/** The secret of an `Authorization: Bearer …` header. */
-export function bearer(header: string | undefined): string | undefined {
-  return header?.match(BEARER)?.[1]
-}
-
-/** What the plan gate and the key's scope say of an authenticated request (DESIGN §3), before any work. */
-export function accessProblem(auth: Auth, method: string | undefined): AppError | undefined {
-  if (!hasActiveSubscription(auth)) return planRequired()
-  const isRead = method === 'GET' || method === 'HEAD'
-  if (auth.scope === 'read' && !isRead) return insufficientScope('read', 'a write or read_write key')
-  if (auth.scope === 'write' && isRead) return insufficientScope('write', 'a read or read_write key')
-  return undefined
-}
-
-/**
- * Authentication, rate limiting, the plan gate and key scopes, in that order (DESIGN §3, §4).
- * Requests without a valid key are limited per client address, so keys cannot be guessed at speed.
- */
-export function apiGate(ctx: Ctx, limits: RateLimits): RequestHandler {
+/** The gate (gate.ts) for every /api/v1 request, with the scope its contract route declares. */
+export function apiGate(gate: Gate, scopes: RouteScopes): RequestHandler {
   return async (req, res, next) => {
-    const secret = bearer(req.get('authorization'))
-    const auth = secret ? await authenticate(ctx, secret) : undefined
-    if (!auth) {
-      const state = await limits.consume(`ip:${req.ip ?? 'unknown'}`)
-      setRateLimitHeaders(res, state)
-      return next(state.allowed ? unauthorized() : rateLimited(state.reset))
-    }
-    req.auth = auth
-    const state = await limits.consume(`key:${auth.keyId}`, auth.rateLimitPerMinute ?? limits.defaultLimit)
-    setRateLimitHeaders(res, state)
-    if (!state.allowed) return next(rateLimited(state.reset))
-    next(accessProblem(auth, req.method))
+    const done = handedOver(req)?.gate
+    if (done && 'error' in done) return next(done.error)
+    req.auth = done ? done.auth : await gate.pass(req, res, scopes(req.method, `${API_PREFIX}${req.path}`))
+    next()
   }
-}
-
-/** Key management needs a read_write key (DESIGN §3). */
-export function requireReadWrite(req: Request): void {
-  if (req.auth.scope !== 'read_write') throw insufficientScope(req.auth.scope, 'a read_write key')
 }
 
 /** A body must be JSON (DESIGN §10: 415 otherwise). */

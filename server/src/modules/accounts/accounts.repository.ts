@@ -66,11 +66,3 @@ export async function updateAccount(
     .executeTakeFirst()
   return Number(result.numUpdatedRows)
 }
-
-/** API access (and dynamic redirects, showcase pages) need the paid plan with a live subscription. */
-export function hasActiveSubscription(account: {
-  plan: Plan
-  subscriptionStatus: SubscriptionStatus
-}): boolean {
-  return account.plan === 'pro' && account.subscriptionStatus !== 'canceled'
-}

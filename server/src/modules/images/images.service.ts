@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http'
 import type { ImageQuery } from '@qrctl/contract'
 import {
   createRenderCache,
@@ -19,6 +20,17 @@ export type ImageResult =
   | { notModified: true; etag: string }
   /** `attachment`: the file name for Content-Disposition, when the query asked for a download. */
   | { notModified: false; image: RenderedImage; attachment: string | undefined }
+
+/**
+ * Puts an image answer's headers on `res` and says what is left to send. Implemented once by
+ * the transport layer (http/image-writer.ts) and handed to the routers that serve images, so
+ * the modules never import http/.
+ */
+export type ImageAnswer = (
+  res: ServerResponse,
+  result: ImageResult,
+  cacheControl: string,
+) => { status: 200; body: Buffer } | { status: 304; body: undefined }
 
 /** A file name people recognise: the code's name, reduced to safe characters. */
 export function imageFileName(name: string, format: RenderFormat): string {

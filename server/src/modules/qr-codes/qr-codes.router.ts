@@ -4,12 +4,17 @@ import { initServer } from '@ts-rest/express'
 import type { Request, Response } from 'express'
 import type { Ctx } from '../../context.js'
 import { getAnalytics } from '../analytics/analytics.service.js'
-import { renderQrCodeImage } from '../images/images.service.js'
+import { type ImageAnswer, renderQrCodeImage } from '../images/images.service.js'
 import * as qrCodes from './qr-codes.service.js'
 
 const s = initServer()
 
-export function createQrCodesRouter(ctx: Ctx) {
+/** What the router needs from the transport layer (injected: modules never import http/). */
+export interface QrCodesRouterDeps {
+  imageAnswer: ImageAnswer
+}
+
+export function createQrCodesRouter(ctx: Ctx, deps: QrCodesRouterDeps) {
   const image =
     (format: RenderFormat) =>
     async (input: {
@@ -27,21 +32,11 @@ export function createQrCodesRouter(ctx: Ctx) {
         query,
         req.get('if-none-match'),
       )
-      res.setHeader('Cache-Control', 'private, no-cache')
-      if (result.notModified) {
-        res.setHeader('ETag', result.etag)
-        return { status: 304 as const, body: undefined }
-      }
-      res.setHeader('ETag', result.image.etag)
-      if (result.attachment) res.attachment(result.attachment)
-      return {
-        status: 200 as const,
-        body: Buffer.from(
-          result.image.body.buffer,
-          result.image.body.byteOffset,
-          result.image.body.byteLength,
-        ) as unknown as Blob,
-      }
+      // DESIGN §10: every /api/v1 answer is no-store; the ETag still saves the bytes (304).
+      const answer = deps.imageAnswer(res, result, 'no-store')
+      return answer.status === 304
+        ? { status: 304 as const, body: undefined }
+        : { status: 200 as const, body: answer.body as unknown as Blob }
     }
 
   return s.router(contract.qrCodes, {

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js'
-import { createSnapshot, prepareLookup, type Reader } from '../../db/reader.js'
+import type { HotLookup, HotLookups } from '../../db/hot-lookup.js'
 import type { Plan, SubscriptionStatus } from '../accounts/accounts.repository.js'
 
 /** What a short link needs to decide: the code's state and its account's subscription. */
@@ -52,36 +52,10 @@ function findQuery(db: Db, shortCode: string) {
     .where('qr_codes.short_code', '=', shortCode)
 }
 
-export interface RedirectLookup {
-  /** Synchronous where the driver allows, so the hot path skips a promise. */
-  find(shortCode: string): RedirectTarget | undefined | Promise<RedirectTarget | undefined>
-}
-
 /**
- * Short links are the busiest path, so on a SQLite file the lookup runs on the read-only
- * reader (see db/reader.ts) with its statement prepared once, and its answers are kept until
- * the database changes: a PATCHed target applies to the very next scan. PostgreSQL (and an
- * in-memory SQLite) go through Kysely.
+ * The short link's code and account, by the query above: on the hot path's lookups (the
+ * reader on a SQLite file, see db/hot-lookup.ts), so a PATCHed target applies to the very next scan.
  */
-export function createRedirectLookup(db: Db, reader: Reader | undefined): RedirectLookup {
-  if (!reader) {
-    return {
-      find: async (shortCode) => {
-        const row = await findQuery(db, shortCode).executeTakeFirst()
-        return row && toRedirectTarget(row)
-      },
-    }
-  }
-  const findRow = prepareLookup(reader, (shortCode: string) => findQuery(db, shortCode))
-  const snapshot = createSnapshot(reader)
-  const find = snapshot.memo((shortCode: string) => {
-    const row = findRow(shortCode)
-    return row && toRedirectTarget(row)
-  })
-  return {
-    find: (shortCode) => {
-      snapshot.refresh()
-      return find(shortCode)
-    },
-  }
+export function createRedirectLookup(db: Db, lookups: HotLookups): HotLookup<[string], RedirectTarget> {
+  return lookups.lookup((shortCode: string) => findQuery(db, shortCode), toRedirectTarget)
 }

@@ -1,4 +1,4 @@
-import { hasActiveSubscription } from '../accounts/accounts.repository.js'
+import { hasActiveSubscription } from '../accounts/accounts.policy.js'
 import type { RedirectTarget } from './redirects.repository.js'
 
 export type Resolution =

@@ -1,5 +1,5 @@
 import { Counter, Gauge } from 'prom-client'
-import { registry } from '../../http/metrics.js'
+import { registry } from '../../lib/metrics.js'
 
 /** The scan buffers of this process, for the pending gauge. */
 export const liveBuffers = new Set<{ readonly pending: number }>()

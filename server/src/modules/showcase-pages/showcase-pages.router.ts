@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { TEMPLATES, type Template } from '@qrctl/contract'
 import { type Request, type Response, Router } from 'express'
 import type { Ctx } from '../../context.js'
+import type { ImageAnswer } from '../images/images.service.js'
 import { userAgentDetails } from '../scans/scan-details.js'
 import { showcaseUrl } from '../showcases/showcases.service.js'
 import { renderNotFoundPage, renderShowcasePage } from './showcase-pages.page.js'
@@ -72,7 +73,12 @@ function serveStylesheet(req: Request, res: Response) {
 }
 
 /** GET /s/{slug}, its QR images and the template stylesheets; mounted outside /api/v1. */
-export function createShowcasePagesRouter(ctx: Ctx): Router {
+/** What the pages need from the transport layer (injected: modules never import http/). */
+export interface ShowcasePagesDeps {
+  imageAnswer: ImageAnswer
+}
+
+export function createShowcasePagesRouter(ctx: Ctx, deps: ShowcasePagesDeps): Router {
   const router = Router()
 
   router.get('/s/_assets/:file', serveStylesheet)
@@ -101,21 +107,17 @@ export function createShowcasePagesRouter(ctx: Ctx): Router {
         format,
         isDownload ? undefined : req.get('if-none-match'),
       )
-      res.setHeader('X-Content-Type-Options', 'nosniff')
       res.setHeader('Content-Security-Policy', "default-src 'none'")
       // A cached download would never reach the counter.
-      res.setHeader('Cache-Control', isDownload ? 'no-store' : 'public, max-age=300')
-      if (result.notModified) {
-        res.setHeader('ETag', result.etag)
-        res.status(304).end()
-        return
-      }
-      res.setHeader('ETag', result.image.etag)
-      res.setHeader('Content-Type', result.image.contentType)
-      if (isDownload) res.attachment(`${showcase.slug}.${format}`)
-      res.send(
-        Buffer.from(result.image.body.buffer, result.image.body.byteOffset, result.image.body.byteLength),
+      const attachment = isDownload ? `${showcase.slug}.${format}` : undefined
+      const answer = deps.imageAnswer(
+        res,
+        result.notModified ? result : { ...result, attachment },
+        isDownload ? 'no-store' : 'public, max-age=300',
       )
+      res.status(answer.status)
+      if (answer.body) res.send(answer.body)
+      else res.end()
     })
   }
 

@@ -1,6 +1,6 @@
 import type { RenderFormat } from '@qrctl/render'
 import type { Ctx } from '../../context.js'
-import { hasActiveSubscription } from '../accounts/accounts.repository.js'
+import { hasActiveSubscription } from '../accounts/accounts.policy.js'
 import { renderImage } from '../images/images.service.js'
 import type { SymbolSource } from '../qr-codes/qr-codes.repository.js'
 import { symbolPayload } from '../qr-codes/qr-codes.service.js'

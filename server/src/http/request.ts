@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { API_PREFIX } from '@qrctl/contract'
+import type { Ctx } from '../context.js'
+import { requestIdFrom } from '../lib/request-id.js'
+import type { Auth } from '../modules/api-keys/api-keys.service.js'
+import { httpDuration } from './metrics.js'
+
+/**
+ * The first and last steps of every request, on the bare node:http objects, so Express's
+ * middleware and the fast paths (redirect-path.ts, image-path.ts) run the same code.
+ */
+export interface RequestStart {
+  /** X-Request-Id: the caller's, when it is sane, or a new one. */
+  id: string
+  /** `performance.now()` when the request began. */
+  started: number
+}
+
+/** Anything shaped like an API key, in a path someone pasted one into. */
+const KEY_IN_PATH = /qrk_[A-Za-z0-9]*/g
+
+/**
+ * Begins a request: its id, its timer, and the headers every answer of its kind carries.
+ * Every `/api/v1` answer (images, errors, 401s, 404s, 429s) is `nosniff` and `no-store`
+ * (DESIGN §10): a key's secret or an account's data never sits in a shared cache. Routes
+ * outside the API set their own caching (short links, pages, stylesheets).
+ */
+export function beginRequest(req: IncomingMessage, res: ServerResponse): RequestStart {
+  const start = { id: requestIdFrom(req.headers['x-request-id']), started: performance.now() }
+  res.setHeader('X-Request-Id', start.id)
+  res.setHeader('X-Content-Type-Options', 'nosniff')
+  if (req.url?.startsWith(API_PREFIX)) res.setHeader('Cache-Control', 'no-store')
+  return start
+}
+
+export interface RequestEnd {
+  method: string | undefined
+  /** The matched route pattern (`/api/v1/qr-codes/:id`); undefined when no route matched. */
+  route: string | undefined
+  /** The raw path, logged (key-shaped parts blanked) when no route matched: useful for 404s. */
+  path?: string
+  status: number
+  accountId?: string | undefined
+  /** The redirect path's outcome (`counted`, `gone` …). */
+  outcome?: string
+}
+
+/** The duration series of a method, route and status, looked up once rather than per request. */
+const series = new Map<string, ReturnType<typeof httpDuration.labels>>()
+function durationSeries(method: string, route: string, status: number) {
+  const key = `${method} ${route} ${status}`
+  let found = series.get(key)
+  if (!found) {
+    found = httpDuration.labels({ method, route, status: String(status) })
+    series.set(key, found)
+  }
+  return found
+}
+
+/**
+ * Finishes a request: the duration metric and the one log line (no key, no address, no query
+ * string). `level` lets the busiest answer (a redirect) log at debug.
+ */
+export function finishRequest(
+  ctx: Ctx,
+  start: RequestStart,
+  end: RequestEnd,
+  level: 'info' | 'debug' = 'info',
+): void {
+  const ms = performance.now() - start.started
+  const method = end.method ?? 'GET'
+  durationSeries(method, end.route ?? 'unmatched', end.status).observe(ms / 1000)
+  if (!ctx.logger.isLevelEnabled(level)) return
+  const route = end.route ?? end.path?.replace(KEY_IN_PATH, 'qrk_[redacted]') ?? 'unmatched'
+  const line: Record<string, unknown> = {
+    requestId: start.id,
+    method,
+    route,
+    status: end.status,
+    ms,
+    accountId: end.accountId,
+  }
+  if (end.outcome !== undefined) line.outcome = end.outcome
+  ctx.logger[level](line, 'request')
+}
+
+/**
+ * What a fast path that hands a request to Express has already done: begun it, and passed (or
+ * failed) the gate, which spent a point of the rate limit. Express's steps take these instead
+ * of doing them again, so the request is timed once, logged once and counted once.
+ */
+export interface Handover {
+  start: RequestStart
+  gate: { auth: Auth } | { error: unknown }
+}
+
+const handovers = new WeakMap<IncomingMessage, Handover>()
+
+export function handOver(req: IncomingMessage, handover: Handover): void {
+  handovers.set(req, handover)
+}
+
+export function handedOver(req: IncomingMessage): Handover | undefined {
+  return handovers.get(req)
+}
