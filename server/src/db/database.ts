@@ -30,17 +30,29 @@ export interface DatabaseHandle {
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10))
 
 /**
- * `onConnectionError` hears about pooled PostgreSQL connections the server closed while idle
- * (restart, failover, an administrator's kill). pg-pool drops such a connection and emits
- * `error`; without a listener that event would crash the process.
+ * `onConnectionError` hears about pooled PostgreSQL connections the server closed (restart,
+ * failover, an administrator's `pg_terminate_backend`), idle or checked out. pg-pool listens
+ * on idle clients only and emits `error` on the pool; a client checked out by a query emits
+ * `error` itself, and an `error` event without a listener ends the process (issue #12). So
+ * every client gets a listener of its own when it connects: the query in flight fails (and
+ * answers 503, see errors.ts), pg-pool discards the broken client on release, and the next
+ * checkout opens a new connection, so the pool recovers by itself once the database is back.
  */
 export function openDatabase(
   target: DatabaseTarget,
   onConnectionError: (error: Error) => void = () => {},
 ): DatabaseHandle {
   if (target.dialect === 'postgres') {
-    const pool = new pg.Pool({ connectionString: target.connectionString, max: 10 })
+    const pool = new pg.Pool({
+      connectionString: target.connectionString,
+      max: 10,
+      // While the database is unreachable a request waits at most this long for a connection,
+      // then answers 503, rather than queueing until the client gives up.
+      connectionTimeoutMillis: 3000,
+      keepAlive: true,
+    })
     pool.on('error', onConnectionError)
+    pool.on('connect', (client) => client.on('error', onConnectionError))
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     return { db, dialect: 'postgres', close: () => db.destroy() }
   }

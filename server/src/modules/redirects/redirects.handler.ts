@@ -1,17 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Counter } from 'prom-client'
 import type { Ctx } from '../../context.js'
+import { fromDatabaseError } from '../../db/errors.js'
 import type { Reader } from '../../db/reader.js'
 import { registry } from '../../http/metrics.js'
 import { requestIdFrom } from '../../lib/request-id.js'
 import type { ScanRecorder } from '../scans/scan-recorder.js'
-import { errorPage, gonePage, notFoundPage, PAGE_HEADERS } from './redirects.pages.js'
+import { errorPage, gonePage, notFoundPage, PAGE_HEADERS, unavailablePage } from './redirects.pages.js'
 import { createRedirectLookup, type RedirectTarget } from './redirects.repository.js'
 import { parseShortCode, resolveRedirect } from './redirects.service.js'
 
 const outcomes = new Counter({
   name: 'qrctl_redirects_total',
-  help: 'Short-link requests by outcome: counted, not_counted (bot, previewer or HEAD), not_found, gone, error',
+  help: 'Short-link requests by outcome: counted, not_counted (bot, previewer or HEAD), not_found, gone, unavailable, error',
   labelNames: ['outcome'] as const,
   registers: [registry],
 })
@@ -56,8 +57,19 @@ export function createRedirectHandler(
   const lookup = createRedirectLookup(ctx.db, reader)
   const trustProxyHops = ctx.config.trustProxyHops
 
-  const sendPage = (res: ServerResponse, id: string, status: number, body: string) => {
-    res.writeHead(status, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': id })
+  const sendPage = (
+    res: ServerResponse,
+    id: string,
+    status: number,
+    body: string,
+    extra: Record<string, string> = {},
+  ) => {
+    res.writeHead(status, {
+      ...PAGE_HEADERS,
+      ...extra,
+      'Content-Length': Buffer.byteLength(body),
+      'X-Request-Id': id,
+    })
     res.end(body)
   }
 
@@ -108,6 +120,16 @@ export function createRedirectHandler(
   }
 
   const fail = (req: IncomingMessage, res: ServerResponse, id: string, started: number, error: unknown) => {
+    // The database is down or locked: a 503 page the scanner can retry, not an error of ours.
+    const unavailable = fromDatabaseError(error)
+    if (unavailable) {
+      outcomes.labels('unavailable').inc()
+      ctx.logger.warn({ err: error, requestId: id }, 'redirect lookup: database unavailable')
+      if (!res.headersSent)
+        sendPage(res, id, 503, unavailablePage(), { 'Retry-After': String(unavailable.details.retryAfter) })
+      else res.end()
+      return log(id, req.method, 503, started, 'unavailable')
+    }
     outcomes.labels('error').inc()
     ctx.logger.error({ err: error, requestId: id }, 'redirect lookup failed')
     if (!res.headersSent) sendPage(res, id, 500, errorPage())
