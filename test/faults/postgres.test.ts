@@ -1,7 +1,7 @@
 import type { QrCode } from '@qrctl/contract'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { api, createCode, dynamicCode } from '../api/helpers.js'
+import { type ApiResponse, api, createCode, dynamicCode } from '../api/helpers.js'
 import { BROWSER_AGENT, runLoad, sleep, startTcpProxy, type TcpProxy, waitFor } from '../support/faults.js'
 import { createPostgresDatabase, startServer, type TestServer } from '../support/server.js'
 
@@ -128,7 +128,7 @@ run('PostgreSQL faults', () => {
     await proxy.stop()
     const down = Date.now()
     // While down: a write (which can only go to the database) answers 503 with Retry-After.
-    let outage: Awaited<ReturnType<typeof client.get>> | undefined
+    let outage: ApiResponse | undefined
     await waitFor(async () => {
       outage = await client.post('/qr-codes', dynamicCode({ name: 'pg-fault while down' }))
       return outage.status === 503
