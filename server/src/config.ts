@@ -24,6 +24,7 @@ const EnvSchema = z.object({
         .max(10),
     ),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  IDEMPOTENCY_PENDING_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 })
 
 export type DatabaseTarget =
@@ -43,6 +44,11 @@ export interface Config {
   /** How many proxies in front of the server to trust for X-Forwarded-For; 0 = none. */
   trustProxyHops: number
   rateLimitPerMinute: number
+  /**
+   * An Idempotency-Key request still pending after this long was cut off (its process died
+   * before committing); a retry with the key then runs it again. Until then a retry is 409.
+   */
+  idempotencyPendingMs: number
 }
 
 export function parseDatabaseUrl(url: string): DatabaseTarget {
@@ -75,5 +81,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     trustProxyHops: e.TRUST_PROXY,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    idempotencyPendingMs: e.IDEMPOTENCY_PENDING_SECONDS * 1000,
   }
 }

@@ -14,6 +14,7 @@ describe('configuration from the environment', () => {
       logLevel: 'info',
       trustProxyHops: 0,
       rateLimitPerMinute: 100,
+      idempotencyPendingMs: 60_000,
     })
   })
 
@@ -29,6 +30,7 @@ describe('configuration from the environment', () => {
       LOG_LEVEL: 'warn',
       TRUST_PROXY: 'on',
       RATE_LIMIT_PER_MINUTE: '250',
+      IDEMPOTENCY_PENDING_SECONDS: '5',
     })
     expect(config).toEqual({
       port: 8080,
@@ -41,6 +43,7 @@ describe('configuration from the environment', () => {
       logLevel: 'warn',
       trustProxyHops: 1,
       rateLimitPerMinute: 250,
+      idempotencyPendingMs: 5000,
     })
   })
 
@@ -81,6 +84,7 @@ describe('configuration from the environment', () => {
         LOG_LEVEL: 'loud',
         TRUST_PROXY: 'maybe',
         RATE_LIMIT_PER_MINUTE: '0',
+        IDEMPOTENCY_PENDING_SECONDS: '0',
       })
     expect(load).toThrow(/Invalid configuration/)
     try {
@@ -94,6 +98,7 @@ describe('configuration from the environment', () => {
         'LOG_LEVEL',
         'TRUST_PROXY',
         'RATE_LIMIT_PER_MINUTE',
+        'IDEMPOTENCY_PENDING_SECONDS',
       ])
         expect(message).toContain(name)
     }

@@ -4,6 +4,7 @@ import { initServer } from '@ts-rest/express'
 import type { Request, Response } from 'express'
 import type { Ctx } from '../../context.js'
 import { getAnalytics } from '../analytics/analytics.service.js'
+import { answerOnCommit } from '../idempotency/idempotency.middleware.js'
 import { renderQrCodeImage } from '../images/images.service.js'
 import * as qrCodes from './qr-codes.service.js'
 
@@ -51,7 +52,7 @@ export function createQrCodesRouter(ctx: Ctx) {
     }),
     create: async ({ body, req }) => ({
       status: 201,
-      body: { data: await qrCodes.createQrCode(ctx, req.auth.accountId, body) },
+      body: { data: await qrCodes.createQrCode(ctx, req.auth.accountId, body, answerOnCommit(req, 201)) },
     }),
     get: async ({ params, req }) => ({
       status: 200,
@@ -67,11 +68,21 @@ export function createQrCodesRouter(ctx: Ctx) {
     },
     restore: async ({ params, req }) => ({
       status: 200,
-      body: { data: await qrCodes.restoreQrCode(ctx, req.auth.accountId, params.id) },
+      body: {
+        data: await qrCodes.restoreQrCode(ctx, req.auth.accountId, params.id, answerOnCommit(req, 200)),
+      },
     }),
     batch: async ({ body, query, req }) => ({
       status: 201,
-      body: { data: await qrCodes.batchCreate(ctx, req.auth.accountId, body.codes, query.dryRun ?? false) },
+      body: {
+        data: await qrCodes.batchCreate(
+          ctx,
+          req.auth.accountId,
+          body.codes,
+          query.dryRun ?? false,
+          answerOnCommit(req, 201),
+        ),
+      },
     }),
     analytics: async ({ params, query, req }) => ({
       status: 200,
