@@ -129,3 +129,65 @@ export async function waitFor(
 
 export const BROWSER_AGENT =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36'
+
+/** A private redis-server on a loopback port, started and killed by the test (never the shared one). */
+export interface PrivateRedis {
+  url: string
+  port: number
+  /** SIGKILL, as a crash would. */
+  kill(): Promise<void>
+  /** Starts it again on the same port, empty. */
+  restart(): Promise<void>
+}
+
+export async function startPrivateRedis(port: number): Promise<PrivateRedis> {
+  const { spawn } = await import('node:child_process')
+  let child: import('node:child_process').ChildProcess | undefined
+  const ping = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1')
+      socket.setTimeout(500, () => {
+        socket.destroy()
+        resolve(false)
+      })
+      socket.on('error', () => resolve(false))
+      socket.on('connect', () => socket.write('PING\r\n'))
+      socket.on('data', (data) => {
+        socket.destroy()
+        resolve(data.toString().startsWith('+PONG'))
+      })
+    })
+  const start = async () => {
+    child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+      ],
+      { stdio: 'ignore' },
+    )
+    if (!(await waitFor(ping, 10_000, 50))) throw new Error(`redis-server did not start on ${port}`)
+  }
+  await start()
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    kill: async () => {
+      const c = child
+      child = undefined
+      if (!c || c.exitCode !== null) return
+      const exited = new Promise((resolve) => c.once('exit', resolve))
+      c.kill('SIGKILL')
+      await exited
+    },
+    restart: start,
+  }
+}
