@@ -56,9 +56,7 @@ export class RateLimits {
     private readonly config: Pick<Config, 'redisUrl' | 'rateLimitPerMinute'>,
     logger?: Pick<Logger, 'warn' | 'info'>,
   ) {
-    this.redis = config.redisUrl
-      ? new Redis(config.redisUrl, REDIS_OPTIONS)
-      : undefined
+    this.redis = config.redisUrl ? new Redis(config.redisUrl, REDIS_OPTIONS) : undefined
     // ioredis reconnects by itself; without a listener its errors are printed to the console.
     // One warning per outage, not one per reconnect attempt.
     this.redis?.on('error', (error: Error) => {
