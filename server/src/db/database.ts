@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import {
+  type Driver,
   Kysely,
   type SqliteDatabase as KyselySqliteDatabase,
   type MigrationResultSet,
@@ -16,6 +17,7 @@ import type { DatabaseTarget } from '../config.js'
 import { isRetryableWriteError } from './errors.js'
 import { migrations } from './migrations/index.js'
 import type { Database } from './schema.js'
+import { LockWaitingSqliteDriver } from './sqlite-driver.js'
 
 export type Dialect = DatabaseTarget['dialect']
 export type Db = Kysely<Database>
@@ -25,6 +27,9 @@ export interface DatabaseHandle {
   dialect: Dialect
   close(): Promise<void>
 }
+
+/** The longest a statement may block the event loop waiting for SQLite's lock. */
+export const SQLITE_BUSY_TIMEOUT_MS = 10
 
 // pg answers bigint (count, sums) as strings; counts here stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10))
@@ -60,10 +65,12 @@ export function openDatabase(
   const sqlite = new SqliteDatabase(target.filename)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma('busy_timeout = 5000')
+  // Milliseconds, not seconds: this wait blocks the event loop. A longer wait for another
+  // process's lock happens asynchronously in LockWaitingSqliteDriver (issue #12).
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
   sqlite.pragma('synchronous = NORMAL')
   const db = new Kysely<Database>({
-    dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new TransactionalDdlSqliteDialect(withStatementCache(sqlite)),
   })
   return { db, dialect: 'sqlite', close: () => db.destroy() }
 }
@@ -82,8 +89,16 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 }
 
 class TransactionalDdlSqliteDialect extends SqliteDialect {
+  constructor(private readonly database: KyselySqliteDatabase) {
+    super({ database })
+  }
+
   override createAdapter(): TransactionalDdlSqliteAdapter {
     return new TransactionalDdlSqliteAdapter()
+  }
+
+  override createDriver(): Driver {
+    return new LockWaitingSqliteDriver(this.database)
   }
 }
 
