@@ -8,7 +8,7 @@ import type { QrCode } from '@qrctl/contract'
 import { loadConfig, openDatabase } from '@qrctl/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, createCode, dynamicCode } from '../api/helpers.js'
-import { BROWSER_AGENT, runLoad, sleep, waitFor } from '../support/faults.js'
+import { BROWSER_AGENT, runLoad, waitFor } from '../support/faults.js'
 import { launchServerCommand } from '../support/process.js'
 import { startServer, type TestServer } from '../support/server.js'
 
