@@ -44,6 +44,8 @@ const ADVERSARIAL_STRINGS = [
   'a'.repeat(5000),
   '<script>alert(1)</script>',
   "' OR 1=1 --",
+  // A template-injection probe, meant literally.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: see above
   '${7*7}',
   'null',
   'NaN',
