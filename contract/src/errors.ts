@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
@@ -40,7 +41,11 @@ export const ErrorBody = z
       .object({
         message: z.string(),
         issues: z.array(Issue).optional(),
-        retryAfter: z.number().int().optional().describe('Seconds to wait, with `rate_limited`'),
+        retryAfter: z
+          .number()
+          .int()
+          .optional()
+          .describe('Seconds to wait, with `rate_limited` and `service_unavailable`'),
         requestId: z.string().optional(),
         idempotencyKey: z.string().optional().describe('With an Idempotency-Key `conflict`: the key'),
         reason: z

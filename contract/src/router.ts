@@ -59,6 +59,7 @@ const commonErrors = {
   403: ErrorBody,
   429: ErrorBody,
   500: ErrorBody,
+  503: ErrorBody,
 } as const
 
 const withBody = { ...commonErrors, 413: ErrorBody, 415: ErrorBody } as const

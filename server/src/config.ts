@@ -25,6 +25,7 @@ const EnvSchema = z.object({
     ),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  IDEMPOTENCY_PENDING_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 })
 
 export type DatabaseTarget =
@@ -46,6 +47,11 @@ export interface Config {
   rateLimitPerMinute: number
   /** On SIGTERM/SIGINT, how long requests already received may take before their connections are cut. */
   shutdownTimeoutMs: number
+  /**
+   * An Idempotency-Key request still pending after this long was cut off (its process died
+   * before committing); a retry with the key then runs it again. Until then a retry is 409.
+   */
+  idempotencyPendingMs: number
 }
 
 export function parseDatabaseUrl(url: string): DatabaseTarget {
@@ -79,5 +85,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxyHops: e.TRUST_PROXY,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    idempotencyPendingMs: e.IDEMPOTENCY_PENDING_SECONDS * 1000,
   }
 }

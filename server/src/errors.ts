@@ -41,6 +41,15 @@ export const insufficientScope = (scope: string, needed: string) =>
 export const rateLimited = (retryAfter: number) =>
   new AppError('rate_limited', `Too many requests; retry in ${retryAfter} s`, { retryAfter })
 
+/**
+ * 503: the database is unreachable or another process holds its lock (DESIGN §10). Nothing
+ * was changed; the same request may succeed after `retryAfter` seconds.
+ */
+export const serviceUnavailable = (
+  retryAfter: number,
+  message = 'The database is unavailable; retry shortly',
+) => new AppError('service_unavailable', message, { retryAfter })
+
 export interface ErrorResponse {
   status: number
   body: ErrorBody

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { Scope } from '@qrctl/contract'
 import { z } from 'zod'
 import { type Config, loadConfig } from './config.js'
+import { backupDatabase } from './db/backup.js'
 import { migrateToLatest, openDatabase } from './db/database.js'
 import { PLANS, SUBSCRIPTION_STATUSES } from './modules/accounts/accounts.repository.js'
 import * as accounts from './modules/accounts/accounts.service.js'
@@ -13,6 +14,7 @@ const USAGE = `Usage: qrctl-server <command>
 Commands:
   start                                   migrate, then serve (PORT, HOST, DATABASE_URL …)
   migrate                                 apply pending database migrations
+  backup FILE                             online copy of the SQLite database to FILE (PostgreSQL: pg_dump)
   admin create-account --name N [--plan pro|free] [--json]
   admin create-key --account ID [--name N] [--environment E] [--scope read|write|read_write] [--json]
   admin set-plan --account ID --plan pro|free [--status active|past_due|canceled] [--rate-limit N]
@@ -155,6 +157,12 @@ async function start(config: Config): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'))
 }
 
+async function backup(config: Config, file: string | undefined, rest: string[]): Promise<void> {
+  if (!file || rest.length > 0) throw new UsageError('backup takes one argument: the file to write')
+  const { pages } = await backupDatabase(config.database, file)
+  process.stdout.write(`Backed up to ${file} (${pages} pages)\n`)
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv
   if (!command || command === '--help' || command === '-h' || command === 'help') {
@@ -172,6 +180,7 @@ async function main(argv: string[]): Promise<void> {
     return
   }
   if (command === 'admin') return admin(config, sub, rest)
+  if (command === 'backup') return backup(config, sub, rest)
   throw new UsageError(`Unknown command: ${command}`)
 }
 

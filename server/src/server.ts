@@ -55,7 +55,7 @@ export function createContext(config: Config, handle: DatabaseHandle, options: S
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config)
   const handle = openDatabase(config.database, (error) =>
-    logger.warn({ err: error }, 'database connection lost while idle'),
+    logger.warn({ err: error }, 'database connection lost'),
   )
   await migrateToLatest(handle.db)
   const ctx = createContext(config, handle, { ...options, logger })

@@ -15,6 +15,7 @@ describe('configuration from the environment', () => {
       trustProxyHops: 0,
       rateLimitPerMinute: 100,
       shutdownTimeoutMs: 10_000,
+      idempotencyPendingMs: 60_000,
     })
   })
 
@@ -31,6 +32,7 @@ describe('configuration from the environment', () => {
       TRUST_PROXY: 'on',
       RATE_LIMIT_PER_MINUTE: '250',
       SHUTDOWN_TIMEOUT_MS: '25000',
+      IDEMPOTENCY_PENDING_SECONDS: '5',
     })
     expect(config).toEqual({
       port: 8080,
@@ -44,6 +46,7 @@ describe('configuration from the environment', () => {
       trustProxyHops: 1,
       rateLimitPerMinute: 250,
       shutdownTimeoutMs: 25_000,
+      idempotencyPendingMs: 5000,
     })
   })
 
@@ -84,6 +87,7 @@ describe('configuration from the environment', () => {
         LOG_LEVEL: 'loud',
         TRUST_PROXY: 'maybe',
         RATE_LIMIT_PER_MINUTE: '0',
+        IDEMPOTENCY_PENDING_SECONDS: '0',
       })
     expect(load).toThrow(/Invalid configuration/)
     try {
@@ -97,6 +101,7 @@ describe('configuration from the environment', () => {
         'LOG_LEVEL',
         'TRUST_PROXY',
         'RATE_LIMIT_PER_MINUTE',
+        'IDEMPOTENCY_PENDING_SECONDS',
       ])
         expect(message).toContain(name)
     }

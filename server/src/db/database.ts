@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import {
+  type Driver,
   Kysely,
   type SqliteDatabase as KyselySqliteDatabase,
   type MigrationResultSet,
@@ -16,6 +17,7 @@ import type { DatabaseTarget } from '../config.js'
 import { isRetryableWriteError } from './errors.js'
 import { migrations } from './migrations/index.js'
 import type { Database } from './schema.js'
+import { LockWaitingSqliteDriver } from './sqlite-driver.js'
 
 export type Dialect = DatabaseTarget['dialect']
 export type Db = Kysely<Database>
@@ -26,21 +28,36 @@ export interface DatabaseHandle {
   close(): Promise<void>
 }
 
+/** The longest a statement may block the event loop waiting for SQLite's lock. */
+export const SQLITE_BUSY_TIMEOUT_MS = 10
+
 // pg answers bigint (count, sums) as strings; counts here stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10))
 
 /**
- * `onConnectionError` hears about pooled PostgreSQL connections the server closed while idle
- * (restart, failover, an administrator's kill). pg-pool drops such a connection and emits
- * `error`; without a listener that event would crash the process.
+ * `onConnectionError` hears about pooled PostgreSQL connections the server closed (restart,
+ * failover, an administrator's `pg_terminate_backend`), idle or checked out. pg-pool listens
+ * on idle clients only and emits `error` on the pool; a client checked out by a query emits
+ * `error` itself, and an `error` event without a listener ends the process (issue #12). So
+ * every client gets a listener of its own when it connects: the query in flight fails (and
+ * answers 503, see errors.ts), pg-pool discards the broken client on release, and the next
+ * checkout opens a new connection, so the pool recovers by itself once the database is back.
  */
 export function openDatabase(
   target: DatabaseTarget,
   onConnectionError: (error: Error) => void = () => {},
 ): DatabaseHandle {
   if (target.dialect === 'postgres') {
-    const pool = new pg.Pool({ connectionString: target.connectionString, max: 10 })
+    const pool = new pg.Pool({
+      connectionString: target.connectionString,
+      max: 10,
+      // While the database is unreachable a request waits at most this long for a connection,
+      // then answers 503, rather than queueing until the client gives up.
+      connectionTimeoutMillis: 3000,
+      keepAlive: true,
+    })
     pool.on('error', onConnectionError)
+    pool.on('connect', (client) => client.on('error', onConnectionError))
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     return { db, dialect: 'postgres', close: () => db.destroy() }
   }
@@ -48,10 +65,12 @@ export function openDatabase(
   const sqlite = new SqliteDatabase(target.filename)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma('busy_timeout = 5000')
+  // Milliseconds, not seconds: this wait blocks the event loop. A longer wait for another
+  // process's lock happens asynchronously in LockWaitingSqliteDriver (issue #12).
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
   sqlite.pragma('synchronous = NORMAL')
   const db = new Kysely<Database>({
-    dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new TransactionalDdlSqliteDialect(withStatementCache(sqlite)),
   })
   return { db, dialect: 'sqlite', close: () => db.destroy() }
 }
@@ -70,8 +89,16 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 }
 
 class TransactionalDdlSqliteDialect extends SqliteDialect {
+  constructor(private readonly database: KyselySqliteDatabase) {
+    super({ database })
+  }
+
   override createAdapter(): TransactionalDdlSqliteAdapter {
     return new TransactionalDdlSqliteAdapter()
+  }
+
+  override createDriver(): Driver {
+    return new LockWaitingSqliteDriver(this.database)
   }
 }
 

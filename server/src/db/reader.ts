@@ -17,7 +17,9 @@ export type Reader = SqliteDatabase.Database
 export function openReader(target: DatabaseTarget): Reader | undefined {
   if (target.dialect !== 'sqlite' || target.filename === ':memory:') return undefined
   const reader = new SqliteDatabase(target.filename, { readonly: true, fileMustExist: true })
-  reader.pragma('busy_timeout = 5000')
+  // WAL readers do not wait for writers; this covers the rare recovery of a crashed writer's
+  // WAL without blocking the event loop for long (issue #12).
+  reader.pragma('busy_timeout = 100')
   return reader
 }
 

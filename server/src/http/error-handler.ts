@@ -5,6 +5,7 @@ import type { RequestValidationError } from '@ts-rest/express'
 import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express'
 import type { z } from 'zod'
 import type { Ctx } from '../context.js'
+import { fromDatabaseError } from '../db/errors.js'
 import { AppError, toErrorResponse, validation } from '../errors.js'
 
 /** ts-rest's request validation failure, as our validation_error with every issue listed. */
@@ -84,11 +85,13 @@ export const apiNotFound = (req: Request, _res: Response, next: NextFunction) =>
   next(new AppError('not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`))
 
 /** An error's status, body and headers; a 5xx is logged here with the request id, never shown. */
-function errorAnswer(ctx: Ctx, error: unknown, requestId: string) {
+function errorAnswer(ctx: Ctx, thrown: unknown, requestId: string) {
+  const error = fromDatabaseError(thrown) ?? thrown
   const { status, body } = toErrorResponse(error, requestId)
-  if (status >= 500) ctx.logger.error({ err: error, requestId }, 'unhandled error')
+  if (status === 503) ctx.logger.warn({ err: thrown, requestId }, 'database unavailable')
+  else if (status >= 500) ctx.logger.error({ err: error, requestId }, 'unhandled error')
   const headers: Record<string, string> = {}
-  if (error instanceof AppError && error.code === 'rate_limited') {
+  if (error instanceof AppError && (error.code === 'rate_limited' || error.code === 'service_unavailable')) {
     headers['Retry-After'] = String(error.details.retryAfter)
   }
   // RFC 9110: a 401 names the scheme that would work.

@@ -19,6 +19,29 @@ export interface RateLimitState {
 const WINDOW_SECONDS = 60
 
 /**
+ * A Redis command that takes longer than this fails, and the request is counted per process
+ * instead (issue #12: with ioredis's defaults, requests in flight when Redis died waited ~73 s
+ * for reconnects). Well under DESIGN's 1 s: a healthy Redis answers in about a millisecond.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 250
+
+/**
+ * Fail fast while Redis is down, a circuit breaker in effect: no offline queue (a command
+ * while disconnected fails at once), no resending of commands cut off by the disconnect, no
+ * retries per request; ioredis keeps reconnecting in the background (at most 2 s apart) and
+ * the limiters share counts again from the first command after `ready`.
+ */
+export const REDIS_OPTIONS = {
+  enableOfflineQueue: false,
+  autoResendUnfulfilledCommands: false,
+  maxRetriesPerRequest: 0,
+  commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+  connectTimeout: 1000,
+  lazyConnect: false,
+  retryStrategy: (times: number) => Math.min(times * 100, 2000),
+} as const
+
+/**
  * Fixed 60-second windows (DESIGN §4), one limiter per distinct per-minute limit so an
  * account's override needs no limiter of its own. Process-local, or shared through Redis
  * when REDIS_URL is set. While Redis is unreachable each process counts on its own (the
@@ -33,9 +56,7 @@ export class RateLimits {
     private readonly config: Pick<Config, 'redisUrl' | 'rateLimitPerMinute'>,
     logger?: Pick<Logger, 'warn' | 'info'>,
   ) {
-    this.redis = config.redisUrl
-      ? new Redis(config.redisUrl, { enableOfflineQueue: false, lazyConnect: false })
-      : undefined
+    this.redis = config.redisUrl ? new Redis(config.redisUrl, REDIS_OPTIONS) : undefined
     // ioredis reconnects by itself; without a listener its errors are printed to the console.
     // One warning per outage, not one per reconnect attempt.
     this.redis?.on('error', (error: Error) => {
@@ -60,6 +81,8 @@ export class RateLimits {
         ? new RateLimiterRedis({
             ...options,
             storeClient: this.redis,
+            // Not connected: straight to the per-process insurance, without trying Redis.
+            rejectIfRedisNotReady: true,
             insuranceLimiter: new RateLimiterMemory(options),
           })
         : new RateLimiterMemory(options)

@@ -1,9 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Counter } from 'prom-client'
 import type { Ctx } from '../context.js'
+import { fromDatabaseError } from '../db/errors.js'
 import type { HotLookups } from '../db/hot-lookup.js'
 import { registry } from '../lib/metrics.js'
-import { errorPage, gonePage, notFoundPage, PAGE_HEADERS } from '../modules/redirects/redirects.pages.js'
+import {
+  errorPage,
+  gonePage,
+  notFoundPage,
+  PAGE_HEADERS,
+  unavailablePage,
+} from '../modules/redirects/redirects.pages.js'
 import { createRedirectLookup, type RedirectTarget } from '../modules/redirects/redirects.repository.js'
 import { parseShortCode, resolveRedirect } from '../modules/redirects/redirects.service.js'
 import type { ScanRecorder } from '../modules/scans/scan-recorder.js'
@@ -12,7 +19,7 @@ import { beginRequest, finishRequest, type RequestStart } from './request.js'
 
 const outcomes = new Counter({
   name: 'qrctl_redirects_total',
-  help: 'Short-link requests by outcome: counted, not_counted (bot, previewer or HEAD), not_found, gone, error',
+  help: 'Short-link requests by outcome: counted, not_counted (bot, previewer or HEAD), not_found, gone, unavailable, error',
   labelNames: ['outcome'] as const,
   registers: [registry],
 })
@@ -38,8 +45,13 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
   const find = createRedirectLookup(ctx.db, lookups)
   const trustProxyHops = ctx.config.trustProxyHops
 
-  const sendPage = (res: ServerResponse, status: number, body: string) => {
-    res.writeHead(status, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body) })
+  const sendPage = (
+    res: ServerResponse,
+    status: number,
+    body: string,
+    extra: Record<string, string> = {},
+  ) => {
+    res.writeHead(status, { ...PAGE_HEADERS, ...extra, 'Content-Length': Buffer.byteLength(body) })
     res.end(body)
   }
 
@@ -89,6 +101,16 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
   }
 
   const fail = (req: IncomingMessage, res: ServerResponse, start: RequestStart, error: unknown) => {
+    // The database is down or locked: a 503 page the scanner can retry, not an error of ours.
+    const unavailable = fromDatabaseError(error)
+    if (unavailable) {
+      outcomes.labels('unavailable').inc()
+      ctx.logger.warn({ err: error, requestId: start.id }, 'redirect lookup: database unavailable')
+      if (!res.headersSent)
+        sendPage(res, 503, unavailablePage(), { 'Retry-After': String(unavailable.details.retryAfter) })
+      else res.end()
+      return finish(req, start, 503, 'unavailable')
+    }
     outcomes.labels('error').inc()
     ctx.logger.error({ err: error, requestId: start.id }, 'redirect lookup failed')
     if (!res.headersSent) sendPage(res, 500, errorPage())

@@ -55,10 +55,12 @@ export async function getAnalytics(
   // Static codes encode their content directly; no scan ever reaches the server.
   if (code.type === 'static') return emptyAnalytics(days)
   const range: repo.DayRange = { from: period === 'all' ? null : first, to: today }
-  // Repeatable read on PostgreSQL (SQLite transactions are snapshots anyway).
+  // Repeatable read on PostgreSQL (SQLite transactions are snapshots anyway); read only, so on
+  // SQLite it starts deferred and reads past another process's write lock.
   return ctx.db
     .transaction()
     .setIsolationLevel('repeatable read')
+    .setAccessMode('read only')
     .execute(async (trx) => {
       const counts = new Map((await repo.countScansByDay(trx, id, range)).map((r) => [r.day, r.count]))
       const eventsByDay = days.map((date) => ({ date, count: counts.get(date) ?? 0 }))

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express'
 import type { Ctx } from '../../context.js'
 import { isUniqueViolation } from '../../db/errors.js'
+import { type BeforeCommit, noBeforeCommit } from '../../db/unit-of-work.js'
 import { conflict, invalidField } from '../../errors.js'
 import { sha256Hex } from '../../lib/ids.js'
 import * as repo from './idempotency.repository.js'
@@ -12,17 +13,37 @@ function carriesSecret(body: unknown): boolean {
   return typeof data === 'object' && data !== null && 'secret' in data
 }
 
+/** Per request with an Idempotency-Key: stores its answer inside the transaction of its work. */
+type AnswerInTransaction = (
+  trx: Parameters<BeforeCommit<unknown>>[0],
+  status: number,
+  body: unknown,
+) => Promise<void>
+const answers = new WeakMap<object, AnswerInTransaction>()
+
+/**
+ * The `BeforeCommit` hook a router hands to the service that does a POST's work: with an
+ * Idempotency-Key it stores `{ data: result }` under `status` in the same transaction as the
+ * work (docs/decisions.md), so no crash can leave the work committed and its answer not;
+ * without one it does nothing.
+ */
+export function answerOnCommit<T>(req: object, status: number): BeforeCommit<T> {
+  const store = answers.get(req)
+  if (!store) return noBeforeCommit
+  return (trx, result) => store(trx, status, { data: result })
+}
+
 /** A key is remembered this long (DESIGN §6). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
 
-/** A request still pending after this long was cut off (its process died); a retry may run it again. */
-export const PENDING_TIMEOUT_MS = 60_000
-
 /**
  * `Idempotency-Key` on any POST: the same key and request within 24 hours answer the first
- * response again and do nothing; the same key with another request is a 409. The answer is
- * stored before it is sent, so a client that retries at once finds it. Server errors are
- * not stored: the retry runs again.
+ * response again and do nothing; the same key with another request is a 409. A success that
+ * changed data is stored by `answerOnCommit` in the transaction of its work; any other answer
+ * (a 4xx, a dry run) changed nothing and is stored before it is sent, so a client that
+ * retries at once finds it. Server errors are not stored: the retry runs again. A request
+ * still pending after `config.idempotencyPendingMs` was cut off (its process died before
+ * committing anything) and the key is free again.
  */
 export function idempotency(ctx: Ctx): RequestHandler {
   return async (req, res, next) => {
@@ -38,7 +59,9 @@ export function idempotency(ctx: Ctx): RequestHandler {
     const age = stored ? now.getTime() - Date.parse(stored.createdAt) : 0
     const isPending = stored !== undefined && (stored.status === null || stored.responseBody === null)
     const isLive =
-      stored !== undefined && age < IDEMPOTENCY_WINDOW_MS && !(isPending && age >= PENDING_TIMEOUT_MS)
+      stored !== undefined &&
+      age < IDEMPOTENCY_WINDOW_MS &&
+      !(isPending && age >= ctx.config.idempotencyPendingMs)
     if (stored && isLive) {
       if (stored.requestHash !== requestHash) {
         return next(
@@ -75,8 +98,15 @@ export function idempotency(ctx: Ctx): RequestHandler {
       }
       throw error
     }
+    let storedWithWork: number | undefined
+    answers.set(req, async (trx, status, body) => {
+      await repo.completeRequest(trx, accountId, key, status, JSON.stringify(body))
+      storedWithWork = status
+    })
     const send = res.json.bind(res)
     res.json = (body: unknown) => {
+      // Stored with the work, in its transaction, which committed (or this would be an error).
+      if (storedWithWork !== undefined && storedWithWork === res.statusCode) return send(body)
       // A server error is not remembered, so the retry runs again. Neither is an answer that
       // carries an API key secret: only its hash is ever stored (DESIGN §3), so retrying a key
       // creation makes another key rather than replaying the secret from the database.

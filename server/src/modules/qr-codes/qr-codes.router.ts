@@ -4,6 +4,7 @@ import { initServer } from '@ts-rest/express'
 import type { Request, Response } from 'express'
 import type { Ctx } from '../../context.js'
 import { getAnalytics } from '../analytics/analytics.service.js'
+import { answerOnCommit } from '../idempotency/idempotency.middleware.js'
 import { type ImageAnswer, renderQrCodeImage } from '../images/images.service.js'
 import * as qrCodes from './qr-codes.service.js'
 
@@ -46,7 +47,7 @@ export function createQrCodesRouter(ctx: Ctx, deps: QrCodesRouterDeps) {
     }),
     create: async ({ body, req }) => ({
       status: 201,
-      body: { data: await qrCodes.createQrCode(ctx, req.auth.accountId, body) },
+      body: { data: await qrCodes.createQrCode(ctx, req.auth.accountId, body, answerOnCommit(req, 201)) },
     }),
     get: async ({ params, req }) => ({
       status: 200,
@@ -62,11 +63,21 @@ export function createQrCodesRouter(ctx: Ctx, deps: QrCodesRouterDeps) {
     },
     restore: async ({ params, req }) => ({
       status: 200,
-      body: { data: await qrCodes.restoreQrCode(ctx, req.auth.accountId, params.id) },
+      body: {
+        data: await qrCodes.restoreQrCode(ctx, req.auth.accountId, params.id, answerOnCommit(req, 200)),
+      },
     }),
     batch: async ({ body, query, req }) => ({
       status: 201,
-      body: { data: await qrCodes.batchCreate(ctx, req.auth.accountId, body.codes, query.dryRun ?? false) },
+      body: {
+        data: await qrCodes.batchCreate(
+          ctx,
+          req.auth.accountId,
+          body.codes,
+          query.dryRun ?? false,
+          answerOnCommit(req, 201),
+        ),
+      },
     }),
     analytics: async ({ params, query, req }) => ({
       status: 200,

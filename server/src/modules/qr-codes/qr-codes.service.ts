@@ -15,6 +15,7 @@ import { checkCapacity } from '@qrctl/render'
 import type { Ctx } from '../../context.js'
 import type { Db } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/errors.js'
+import { type BeforeCommit, noBeforeCommit } from '../../db/unit-of-work.js'
 import { AppError, invalidField, notFound } from '../../errors.js'
 import { addDays } from '../../lib/clock.js'
 import type { QrCodeRecord } from './qr-codes.repository.js'
@@ -129,24 +130,35 @@ async function assignShortCodes(ctx: Ctx, db: Db, records: QrCodeRecord[]): Prom
  * Inserts records with fresh short codes. A concurrent writer can still take a code between
  * the check and the insert; the unique index catches that and the whole insert is retried.
  */
-async function insertWithShortCodes(ctx: Ctx, records: QrCodeRecord[]): Promise<void> {
+async function insertWithShortCodes<T>(
+  ctx: Ctx,
+  records: QrCodeRecord[],
+  result: () => T,
+  beforeCommit: BeforeCommit<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await ctx.db.transaction().execute(async (trx) => {
+      return await ctx.db.transaction().execute(async (trx) => {
         await assignShortCodes(ctx, trx, records)
         await repo.insertQrCodes(trx, records)
+        const answer = result()
+        await beforeCommit(trx, answer)
+        return answer
       })
-      return
     } catch (error) {
       if (!isUniqueViolation(error) || attempt >= 5) throw error
     }
   }
 }
 
-export async function createQrCode(ctx: Ctx, accountId: string, input: CreateQrCode): Promise<QrCode> {
+export async function createQrCode(
+  ctx: Ctx,
+  accountId: string,
+  input: CreateQrCode,
+  beforeCommit: BeforeCommit<QrCode> = noBeforeCommit,
+): Promise<QrCode> {
   const record = newRecord(ctx, accountId, input, ctx.clock.now().toISOString())
-  await insertWithShortCodes(ctx, [record])
-  return toQrCode(ctx, record)
+  return insertWithShortCodes(ctx, [record], () => toQrCode(ctx, record), beforeCommit)
 }
 
 /**
@@ -158,6 +170,7 @@ export async function batchCreate(
   accountId: string,
   codes: unknown[],
   dryRun: boolean,
+  beforeCommit: BeforeCommit<BatchResult> = noBeforeCommit,
 ): Promise<BatchResult> {
   if (codes.length > BATCH_MAX) throw invalidField('codes', `A batch holds at most ${BATCH_MAX} codes`)
   const now = ctx.clock.now().toISOString()
@@ -181,8 +194,12 @@ export async function batchCreate(
     }
   })
   if (dryRun) return { created: 0, errors, items: [] }
-  await insertWithShortCodes(ctx, records)
-  return { created: records.length, errors, items: records.map((r) => toQrCode(ctx, r)) }
+  return insertWithShortCodes(
+    ctx,
+    records,
+    () => ({ created: records.length, errors, items: records.map((r) => toQrCode(ctx, r)) }),
+    beforeCommit,
+  )
 }
 
 /**
@@ -248,14 +265,21 @@ export async function deleteQrCode(ctx: Ctx, accountId: string, id: string): Pro
   await repo.setDeletedAt(ctx.db, accountId, id, now, now)
 }
 
-export async function restoreQrCode(ctx: Ctx, accountId: string, id: string): Promise<QrCode> {
+export async function restoreQrCode(
+  ctx: Ctx,
+  accountId: string,
+  id: string,
+  beforeCommit: BeforeCommit<QrCode> = noBeforeCommit,
+): Promise<QrCode> {
   return ctx.db.transaction().execute(async (trx) => {
     const code = await repo.findDeletedQrCode(trx, accountId, id)
     const now = ctx.clock.now()
     if (!code?.deletedAt || now > addDays(code.deletedAt, RESTORE_WINDOW_DAYS))
       throw notFound('deleted QR code', id)
     await repo.setDeletedAt(trx, accountId, id, null, now.toISOString())
-    return toQrCode(ctx, { ...code, deletedAt: null, updatedAt: now.toISOString() })
+    const restored = toQrCode(ctx, { ...code, deletedAt: null, updatedAt: now.toISOString() })
+    await beforeCommit(trx, restored)
+    return restored
   })
 }
 

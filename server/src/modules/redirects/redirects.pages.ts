@@ -74,3 +74,12 @@ export function errorPage(): string {
     'We could not open this code just now. Please scan it again in a moment.',
   )
 }
+
+/** 503: the database cannot be reached just now; the link itself is fine. */
+export function unavailablePage(): string {
+  return page(
+    'This link is briefly unavailable',
+    '&#8987;',
+    'We could not look up this code just now. Please scan it again in a few seconds.',
+  )
+}

@@ -1,6 +1,7 @@
 import { contract } from '@qrctl/contract'
 import { initServer } from '@ts-rest/express'
 import type { Ctx } from '../../context.js'
+import { answerOnCommit } from '../idempotency/idempotency.middleware.js'
 import * as showcases from './showcases.service.js'
 
 const s = initServer()
@@ -13,7 +14,7 @@ export function createShowcasesRouter(ctx: Ctx) {
     }),
     create: async ({ body, req }) => ({
       status: 201,
-      body: { data: await showcases.createShowcase(ctx, req.auth.accountId, body) },
+      body: { data: await showcases.createShowcase(ctx, req.auth.accountId, body, answerOnCommit(req, 201)) },
     }),
     get: async ({ params, req }) => ({
       status: 200,

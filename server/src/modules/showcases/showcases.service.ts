@@ -2,6 +2,7 @@ import type { CreateShowcase, ListShowcasesQuery, Showcase, UpdateShowcase } fro
 import type { Ctx } from '../../context.js'
 import type { Db } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/errors.js'
+import { type BeforeCommit, noBeforeCommit } from '../../db/unit-of-work.js'
 import { conflict, notFound } from '../../errors.js'
 import { getQrCodeRecordOrThrow } from '../qr-codes/qr-codes.service.js'
 import type { ShowcaseRecord } from './showcases.repository.js'
@@ -65,7 +66,12 @@ async function deriveSlug(db: Db, title: string): Promise<string> {
  * Inserts with the given slug (409 when taken) or a derived one. Two concurrent creates can
  * derive the same slug; the unique index stops the second, which derives again.
  */
-export async function createShowcase(ctx: Ctx, accountId: string, input: CreateShowcase): Promise<Showcase> {
+export async function createShowcase(
+  ctx: Ctx,
+  accountId: string,
+  input: CreateShowcase,
+  beforeCommit: BeforeCommit<Showcase> = noBeforeCommit,
+): Promise<Showcase> {
   await getQrCodeRecordOrThrow(ctx, accountId, input.qrCodeId)
   const now = ctx.clock.now().toISOString()
   const record: ShowcaseRecord = {
@@ -91,8 +97,12 @@ export async function createShowcase(ctx: Ctx, accountId: string, input: CreateS
   for (let attempt = 1; ; attempt++) {
     if (!input.slug) record.slug = await deriveSlug(ctx.db, input.title)
     try {
-      await repo.insertShowcase(ctx.db, record)
-      return toShowcase(ctx, record)
+      return await ctx.db.transaction().execute(async (trx) => {
+        await repo.insertShowcase(trx, record)
+        const showcase = toShowcase(ctx, record)
+        await beforeCommit(trx, showcase)
+        return showcase
+      })
     } catch (error) {
       if (!isUniqueViolation(error)) throw error
       if (input.slug) throw slugTaken(input.slug)
