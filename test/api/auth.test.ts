@@ -158,6 +158,21 @@ describe.each(dialects())('authentication, plans and scopes on %s', (dialect) =>
       expectError(await writer.get('/showcases'), 403, 'insufficient_scope')
     })
 
+    it('holds the scope whatever the path’s spelling (case, trailing slash), and changes nothing', async () => {
+      const account = await server.createAccount({ scope: 'read' })
+      const reader = api(server, account.apiKey)
+      const rw = api(server, await ownReadWriteKey(account.accountId))
+      const code = await createCode(rw)
+      for (const path of ['/qr-codes/', '/QR-CODES', '/Qr-Codes/']) {
+        expectError(await reader.post(path, textCode()), 403, 'insufficient_scope')
+      }
+      expectError(await reader.patch(`/QR-codes/${code.id}/`, { name: 'x' }), 403, 'insufficient_scope')
+      expectError(await reader.post('/API-KEYS', { name: 'sneaky' }), 403, 'insufficient_scope')
+      expect((await reader.get('/qr-codes')).body.total).toBe(1)
+      const names = (await rw.get('/api-keys')).body.data.map((key: { name: string }) => key.name)
+      expect(names).not.toContain('sneaky')
+    })
+
     it('says which scope the key has and which the request needs', async () => {
       const account = await server.createAccount({ scope: 'read' })
       const res = await api(server, account.apiKey).post('/qr-codes', textCode())

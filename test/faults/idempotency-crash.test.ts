@@ -119,5 +119,5 @@ describe.each(dialects())('idempotent batches across kill -9 on %s', (dialect: D
     expect(Object.fromEntries(perBatch)).toEqual(
       Object.fromEntries(batches.map((b) => [b.prefix, BATCH_SIZE])),
     )
-  }, 300_000)
+  }, 600_000)
 })

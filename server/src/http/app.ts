@@ -13,7 +13,7 @@ import { createShowcasePagesRouter } from '../modules/showcase-pages/showcase-pa
 import { createShowcasesRouter } from '../modules/showcases/showcases.router.js'
 import { apiNotFound, errorHandler, onRequestValidationError } from './error-handler.js'
 import type { Gate } from './gate.js'
-import { routeScopes } from './gate.js'
+import { checkMatchedRouteScope, routeScopes } from './gate.js'
 import { imageAnswer } from './image-writer.js'
 import { metricsHandler } from './metrics.js'
 import { apiGate, checkJsonBody, requestSteps, requireJsonBody } from './middleware.js'
@@ -109,7 +109,10 @@ export function createApp({ ctx, gate }: AppDeps): Express {
       apiKeys: createApiKeysRouter(ctx),
     },
     app,
-    { requestValidationErrorHandler: onRequestValidationError },
+    {
+      requestValidationErrorHandler: onRequestValidationError,
+      globalMiddleware: [(req, _res, next) => next(checkMatchedRouteScope(req))],
+    },
   )
   app.use(API_PREFIX, apiNotFound)
   app.use(apiNotFound)

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { contract, type RouteMetadata, type RouteScope } from '@qrctl/contract'
 import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core'
 import type { Ctx } from '../context.js'
-import { rateLimited, unauthorized } from '../errors.js'
+import { type AppError, rateLimited, unauthorized } from '../errors.js'
 import { accessProblem } from '../modules/accounts/accounts.policy.js'
 import { type Auth, authenticate, type FindKeyByHash } from '../modules/api-keys/api-keys.service.js'
 import { clientAddress } from './client-address.js'
@@ -28,10 +28,13 @@ function routesOf(router: AppRouter): AppRoute[] {
   return Object.values(router).flatMap((entry) => (isAppRoute(entry) ? [entry] : routesOf(entry)))
 }
 
-/** `/api/v1/qr-codes/:id/image.png` as a pattern: each `:param` is one path segment. */
+/**
+ * `/api/v1/qr-codes/:id/image.png` as a pattern: each `:param` is one path segment. Matched
+ * as Express's router matches: case-insensitive, with an optional trailing slash.
+ */
 function pathPattern(path: string): RegExp {
   const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')
-  return new RegExp(`^${escaped}$`)
+  return new RegExp(`^${escaped}/?$`, 'i')
 }
 
 export function routeScopes(router: AppRouter = contract): RouteScopes {
@@ -44,6 +47,18 @@ export function routeScopes(router: AppRouter = contract): RouteScopes {
     const wanted = method === 'HEAD' ? 'GET' : method
     return table.find((route) => route.method === wanted && route.pattern.test(path))?.scope
   }
+}
+
+/**
+ * The scope check again, on the route Express actually matched (ts-rest's `tsRestRoute`):
+ * the gate checked it early by path, before any body was read; this makes sure no spelling of
+ * a path reaches a route the early check did not see.
+ */
+export function checkMatchedRouteScope(
+  req: IncomingMessage & { auth?: Auth; tsRestRoute?: AppRoute },
+): AppError | undefined {
+  if (!req.auth || !req.tsRestRoute) return undefined
+  return accessProblem(req.auth, (req.tsRestRoute.metadata as RouteMetadata).scope)
 }
 
 export interface Gate {
