@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest'
+import type { ErrorCode } from '@qrctl/contract'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import {
   errorFromResponse,
   parseRetryAfter,
@@ -32,7 +33,6 @@ describe('errorFromResponse', () => {
     [415, 'unsupported_media_type', QrctlApiError],
     [429, 'rate_limited', QrctlRateLimitError],
     [500, 'internal_error', QrctlServerError],
-    [503, 'unavailable', QrctlServerError],
   ])('maps %i %s to %O', (status, code, errorClass) => {
     const error = errorFromResponse(status, body(code), headers())
     expect(error).toBeInstanceOf(errorClass)
@@ -80,6 +80,22 @@ describe('errorFromResponse', () => {
     expect(empty).toMatchObject({ status: 418, code: 'http_error', message: 'HTTP 418' })
     const noMessage = errorFromResponse(404, { error: 'not_found' }, new Headers())
     expect(noMessage).toMatchObject({ code: 'not_found', message: 'HTTP 404' })
+    // A body shaped like ours whose code the contract does not name: not passed off as one of ours.
+    const foreign = errorFromResponse(
+      400,
+      { error: 'teapot', details: { message: 'short and stout' } },
+      new Headers(),
+    )
+    expect(foreign).toMatchObject({ status: 400, code: 'http_error', message: 'short and stout' })
+    const foreign5xx = errorFromResponse(503, body('unavailable'), new Headers())
+    expect(foreign5xx).toBeInstanceOf(QrctlServerError)
+    expect(foreign5xx).toMatchObject({ status: 503, code: 'internal_error', message: 'unavailable!' })
+  })
+
+  it("types code as the contract's error codes", () => {
+    const error = errorFromResponse(404, body('not_found'), new Headers())
+    expectTypeOf(error.code).toEqualTypeOf<ErrorCode | 'http_error'>()
+    expect(error.code).toBe('not_found')
   })
 })
 

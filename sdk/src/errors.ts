@@ -1,4 +1,11 @@
-import type { ErrorBody, Issue } from '@qrctl/contract'
+import { ERROR_STATUS, type ErrorBody, type ErrorCode, type Issue } from '@qrctl/contract'
+
+/**
+ * The `code` of an API error: one of the contract's error codes, or `http_error` for an answer
+ * that is not a qrctl error body (a proxy's page, an empty 4xx) or carries a code this SDK
+ * does not know.
+ */
+export type ApiErrorCode = ErrorCode | 'http_error'
 
 /** What the API said about a failed request (`details` of the error body). */
 export type ErrorDetails = ErrorBody['details']
@@ -29,7 +36,7 @@ export class QrctlConnectionError extends QrctlError {
 
 export interface ApiErrorInit {
   status: number
-  code: string
+  code: ApiErrorCode
   details: ErrorDetails
   requestId: string | undefined
   headers: Headers
@@ -44,8 +51,8 @@ export class QrctlApiError extends QrctlError {
   override name = 'QrctlApiError'
   /** The HTTP status, e.g. 404. */
   readonly status: number
-  /** The stable error code of the body, e.g. `not_found`. */
-  readonly code: string
+  /** The stable error code of the body, e.g. `not_found`; `http_error` when there is none. */
+  readonly code: ApiErrorCode
   /** The whole `details` object of the body (`message`, and `issues`, `retryAfter` … by code). */
   readonly details: ErrorDetails
   /** The `X-Request-Id` of the answer: quote it when you contact support. */
@@ -110,15 +117,21 @@ export class QrctlServerError extends QrctlApiError {
 }
 
 /** Reads `{ error, details }` leniently: a proxy's HTML page or an empty body still gives a useful error. */
-function readErrorBody(status: number, body: unknown): { code: string; details: ErrorDetails } {
+function readErrorBody(status: number, body: unknown): { code: ApiErrorCode; details: ErrorDetails } {
+  const fallback: ApiErrorCode = status >= 500 ? 'internal_error' : 'http_error'
   if (typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'string') {
     const details =
       'details' in body && typeof body.details === 'object' && body.details !== null ? body.details : {}
     const message =
       'message' in details && typeof details.message === 'string' ? details.message : `HTTP ${status}`
-    return { code: body.error, details: { ...details, message } as ErrorDetails }
+    const code = isErrorCode(body.error) ? body.error : fallback
+    return { code, details: { ...details, message } as ErrorDetails }
   }
-  return { code: status >= 500 ? 'internal_error' : 'http_error', details: { message: `HTTP ${status}` } }
+  return { code: fallback, details: { message: `HTTP ${status}` } }
+}
+
+function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value)
 }
 
 /** Seconds from a `Retry-After` header: delta-seconds or an HTTP date. */

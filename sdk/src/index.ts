@@ -1,5 +1,6 @@
 export { Qrctl } from './client.js'
 export {
+  type ApiErrorCode,
   type ErrorDetails,
   QrctlApiError,
   QrctlAuthenticationError,

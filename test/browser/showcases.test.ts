@@ -10,6 +10,7 @@ import {
   getShowcase,
   updateShowcase,
 } from '../showcases/helpers.js'
+import { missing } from '../support/requirements.js'
 import { startServer, type TestServer } from '../support/server.js'
 import {
   CHROMIUM_PATH,
@@ -83,7 +84,12 @@ function contrast(a: string, b: string): number {
 }
 
 // Chromium comes from Debian's package (CI installs it); without it, only a local run skips.
-describe.skipIf(!hasChromium && !process.env.CI)(`showcase pages in Chromium (${CHROMIUM_PATH})`, () => {
+const noChromium = missing(
+  `chromium (${CHROMIUM_PATH})`,
+  hasChromium,
+  'apt-get install chromium, or point CHROMIUM_PATH at a Chromium binary',
+)
+describe.skipIf(noChromium)(`showcase pages in Chromium (${CHROMIUM_PATH})`, () => {
   let server: TestServer
   let images: ImageHost
   let browser: Browser

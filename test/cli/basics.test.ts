@@ -12,7 +12,7 @@ import {
 } from '@qrctl/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as choices from '../../cli/src/choices.js'
-import { buildCli, killGroup, MAIN, plain, ROOT, runCli, tempHome } from './support/cli.js'
+import { buildCli, MAIN, plain, ROOT, runCli, tempHome } from './support/cli.js'
 
 beforeAll(buildCli, 180_000)
 
@@ -170,45 +170,8 @@ describe('the first output of a network command', () => {
     await new Promise<void>((resolve) => blackHole.close(() => resolve()))
   })
 
-  /** Milliseconds from spawning `script -qec CMD` to its first byte of output. */
-  function firstByteMs(command: string, env: Record<string, string>): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const started = performance.now()
-      const child = spawn('script', ['-qec', command, '/dev/null'], {
-        env: { PATH: process.env.PATH ?? '', TERM: 'xterm', SHELL: '/bin/sh', ...env },
-        detached: true,
-      })
-      child.stdin.end()
-      child.on('error', reject)
-      child.stdout.once('data', () => {
-        resolve(performance.now() - started)
-        killGroup(child.pid)
-      })
-    })
-  }
-
-  it('comes within 100 ms on a terminal (a spinner on stderr), node’s own start-up aside', async () => {
-    const env = {
-      ...home.env,
-      QRCTL_BASE_URL: `http://127.0.0.1:${port}`,
-      QRCTL_API_KEY: `qrk_${'a'.repeat(40)}`,
-    }
-    // Interleaved, best of up to twenty: both sides see the same load, and on a machine busy
-    // with the rest of the suite one quiet moment is enough to show what qrctl itself costs.
-    const node = `'${process.execPath}'`
-    const baselineCommand = `${node} -e "process.stderr.write('x'); setTimeout(() => {}, 5000)"`
-    const cliCommand = `${node} '${MAIN}' list 2>&1 >/dev/null`
-    let baseline = Number.POSITIVE_INFINITY
-    let cli = Number.POSITIVE_INFINITY
-    for (let i = 0; i < 20 && (i < 5 || cli - baseline >= 100); i++) {
-      baseline = Math.min(baseline, await firstByteMs(baselineCommand, env))
-      cli = Math.min(cli, await firstByteMs(cliCommand, env))
-    }
-    expect(cli - baseline, `qrctl ${cli.toFixed(0)} ms, node alone ${baseline.toFixed(0)} ms`).toBeLessThan(
-      100,
-    )
-  }, 60_000)
-
+  // How soon the first output comes (STYLE: within 100 ms) is a wall-clock figure: it is
+  // measured in bench/cli-first-output.ts, not asserted here. This checks what comes first.
   it('shows the spinner on a terminal’s stderr only, never on a pipe', async () => {
     const env = {
       ...home.env,

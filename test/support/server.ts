@@ -12,6 +12,7 @@ import {
   startServer as start,
 } from '@qrctl/server'
 import pg from 'pg'
+import { missing, requireAll } from './requirements.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 export interface TestAccount {
@@ -38,7 +39,16 @@ export interface TestServer extends TestAccount {
 /** The dialects a suite runs on: SQLite always, PostgreSQL too when TEST_DATABASE_URL is set. */
 export function dialects(): Dialect[] {
   const only = process.env.TEST_DIALECTS?.split(',').map((d) => d.trim())
-  const all: Dialect[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite']
+  if (only && requireAll) throw new Error('QRCTL_REQUIRE_ALL_TESTS=1 runs every dialect: unset TEST_DIALECTS')
+  // Without a database to run them on, the PostgreSQL runs would test nothing: fail instead.
+  if (requireAll && !process.env.TEST_DATABASE_URL)
+    throw new Error('QRCTL_REQUIRE_ALL_TESTS=1 needs TEST_DATABASE_URL=postgres://… for the PostgreSQL runs')
+  const hasPostgres = !missing(
+    'PostgreSQL',
+    Boolean(process.env.TEST_DATABASE_URL),
+    'these tests ran on SQLite only; set TEST_DATABASE_URL=postgres://user@127.0.0.1:5432/test to run them on PostgreSQL too (.ci/run does)',
+  )
+  const all: Dialect[] = hasPostgres ? ['sqlite', 'postgres'] : ['sqlite']
   return only ? all.filter((d) => only.includes(d)) : all
 }
 

@@ -17,7 +17,7 @@ function sleepSync(ms: number): void {
 /**
  * Builds the CLI and what it depends on (turbo; cached when nothing changed). Test files run
  * in parallel processes, so a lock directory lets one build at a time. Under `npm test`
- * turbo has built it already (this workspace's test task depends on ^build, TURBO_HASH is set).
+ * turbo has built it already (this workspace's test task depends on ^build:self, TURBO_HASH is set).
  */
 export function buildCli(): void {
   if (process.env.TURBO_HASH && existsSync(MAIN)) return
@@ -33,7 +33,7 @@ export function buildCli(): void {
     }
   }
   try {
-    execFileSync('npx', ['turbo', 'run', 'build', '--filter=qrctl...', '--output-logs=errors-only'], {
+    execFileSync('npx', ['turbo', 'run', 'build:self', '--filter=qrctl...', '--output-logs=errors-only'], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
