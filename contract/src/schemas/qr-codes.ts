@@ -261,11 +261,16 @@ export function formatBatchError(error: BatchItemError): string {
 
 const BATCH_ERROR = /^codes\[(\d+)\](?:\.([^:]*))?:\s*(.*)$/s
 
-/** The parts of one `errors` string; undefined for a string that names no item. */
-export function parseBatchError(text: string): BatchItemError | undefined {
-  const match = BATCH_ERROR.exec(text)
-  if (!match) return undefined
-  return { index: Number(match[1]), field: match[2] ?? '', message: match[3] ?? '' }
+/**
+ * The problems one `errors` string names: one per `codes[i]…` part (an item with several
+ * problems is one string, its parts joined by `; `). Empty for a string that names no item.
+ * @example parseBatchErrors('codes[3].targetUrl: Invalid URL') // [{ index: 3, field: 'targetUrl', message: 'Invalid URL' }]
+ */
+export function parseBatchErrors(text: string): BatchItemError[] {
+  return text.split(/; (?=codes\[\d+\])/).flatMap((part) => {
+    const match = BATCH_ERROR.exec(part)
+    return match ? [{ index: Number(match[1]), field: match[2] ?? '', message: match[3] ?? '' }] : []
+  })
 }
 
 /** The message of a create whose externalId another live code holds (409, or a batch item's error). */
