@@ -1,6 +1,7 @@
 import type { CreateShowcaseParams, Showcase, UpdateShowcaseParams } from '@qrctl/sdk'
 import { type Command, InvalidArgumentError, Option } from 'commander'
 import { TEMPLATES } from '../choices.js'
+import { codeRef, resolveCodeId } from '../code-ref.js'
 import { usageError } from '../errors.js'
 import { withExamples } from '../help.js'
 import { addPageOptions, type PageFlags, uuid } from '../options.js'
@@ -78,6 +79,25 @@ function pair(what: string) {
   }
 }
 
+/** The flags of `showcase create` and `update` by the API field they set, for error messages. */
+const SHOWCASE_FLAGS = {
+  qrCodeId: '--code',
+  title: '--title',
+  description: '--description',
+  slug: '--slug',
+  template: '--template',
+  logoUrl: '--logo-url',
+  customBackgroundUrl: '--background-url',
+  'customColors.primary': '--primary-color',
+  'customColors.secondary': '--secondary-color',
+  'customColors.background': '--background-color',
+  'customColors.text': '--text-color',
+  showBranding: '--branding',
+  socialLinks: '--social',
+  ctaButtons: '--cta',
+  isActive: '--active/--inactive',
+}
+
 /** `--social` and `--cta`, on create and update. */
 function addLinkOptions(command: Command): Command {
   return command
@@ -151,12 +171,12 @@ function registerList(showcases: Command, session: Session): void {
     .command('list')
     .alias('ls')
     .description('List showcases, newest first')
-    .option('--code <id>', 'only the showcases of this QR code', uuid('QR code'))
+    .option('--code <id>', 'only the showcases of this QR code (id or short code)', codeRef())
   addPageOptions(command, 'showcases')
   withExamples(command, ['qrctl showcase list', 'qrctl showcase list --code 6f1c… --json'])
   command.action(async (flags: PageFlags & { code?: string }) => {
-    const filter = flags.code ? { qrCodeId: flags.code } : {}
     const rows = await session.call(async (client) => {
+      const filter = flags.code ? { qrCodeId: await resolveCodeId(client, flags.code) } : {}
       if (!flags.all)
         return (
           await client.showcases.list({
@@ -180,7 +200,7 @@ function registerCreate(showcases: Command, session: Session): void {
   const command = showcases
     .command('create')
     .description('Create a landing page for one of your QR codes')
-    .requiredOption('--code <id>', 'the QR code the page belongs to', uuid('QR code'))
+    .requiredOption('--code <id>', 'the QR code the page belongs to (id or short code)', codeRef())
     .requiredOption('--title <title>', 'page title, 1–200 characters')
   addLinkOptions(addPageSettingOptions(command))
   withExamples(command, [
@@ -189,15 +209,16 @@ function registerCreate(showcases: Command, session: Session): void {
     'qrctl showcase create --code 6f1c… --title Cafe --social instagram=https://instagram.com/cafe --cta "Call=tel:+4930123456"',
   ])
   command.action(async (flags: PageSettingFlags & LinkFlags & { code: string; title: string }) => {
+    session.flagNames = SHOWCASE_FLAGS
     const colors = colorsFrom(flags)
-    const params: CreateShowcaseParams = {
-      ...pageSettings(flags),
-      qrCodeId: flags.code,
-      title: flags.title,
-      ...(colors ? { customColors: colors } : {}),
-    }
     const links = linksFrom(flags)
     const showcase = await session.call(async (client) => {
+      const params: CreateShowcaseParams = {
+        ...pageSettings(flags),
+        qrCodeId: await resolveCodeId(client, flags.code),
+        title: flags.title,
+        ...(colors ? { customColors: colors } : {}),
+      }
       // The API's create takes no links (spec); they follow in one PATCH.
       const created = await client.showcases.create(params)
       return Object.keys(links).length > 0 ? client.showcases.update(created.id, links) : created
@@ -240,6 +261,7 @@ function registerUpdate(showcases: Command, session: Session): void {
     'qrctl showcase update 9d2a… --inactive',
   ])
   command.action(async (id: string, flags: UpdateFlags) => {
+    session.flagNames = SHOWCASE_FLAGS
     if (flags.active && flags.inactive) throw usageError('Pass --active or --inactive, not both')
     const params: UpdateShowcaseParams = {
       ...pageSettings(flags),
