@@ -42,6 +42,19 @@ describe('formatTable', () => {
   })
 })
 
+it('cuts a URL column after its host, keeping the tail, and never below its minimum width', () => {
+  const columns: Column<Row>[] = [
+    { header: 'ID', value: (r) => r.id },
+    { header: 'NAME', value: (r) => r.name, shrink: true },
+    { header: 'URL', value: (r) => r.note, shrink: true, minWidth: 20, ellipsis: 'middle' },
+  ]
+  const rows = [{ id: 'a1', name: 'A rather long name', kind: '', note: 'example.com/a/very/long/path/end' }]
+  const [, line] = formatTable(rows, columns, ui(40)).split('\n')
+  expect(line).toBe('a1  A rather long…  example.com/…ath/end')
+  const [, narrow] = formatTable(rows, columns, ui(34)).split('\n')
+  expect(narrow).toBe('a1  A rathe…  example.com/…ath/end')
+})
+
 it('keeps a record on one tab-separated line', () => {
   expect(tsvLine(['a\tb', 'c\r\nd', 'e'])).toBe('a b\tc d\te')
 })

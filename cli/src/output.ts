@@ -10,6 +10,10 @@ export interface Column<T> {
   display?: (row: T) => string
   /** Shrinks (with …) when the table is wider than the terminal. */
   shrink?: boolean
+  /** A shrinking column never gets narrower than this (a URL stays readable). */
+  minWidth?: number
+  /** Where a shrunk cell is cut: at the end (default), or in the middle (URLs keep host and tail). */
+  ellipsis?: 'end' | 'middle'
   /** Left out of a table too wide for the terminal; the highest number goes first. */
   dropOrder?: number
   style?: (text: string, color: ChalkInstance, row: T) => string
@@ -28,15 +32,20 @@ function shown<T>(column: Column<T>, row: T): string {
   return column.display ? column.display(row) : column.value(row)
 }
 
-function truncate(text: string, width: number): string {
+function truncate(text: string, width: number, at: 'end' | 'middle' = 'end'): string {
   if (text.length <= width) return text
-  return width <= 1 ? text.slice(0, width) : `${text.slice(0, width - 1)}…`
+  if (width <= 1) return text.slice(0, width)
+  if (at === 'end') return `${text.slice(0, width - 1)}…`
+  // A URL keeps its host whole when there is room for it and a little of its tail.
+  const slash = text.indexOf('/')
+  const head = slash > 0 && slash + 4 < width ? slash + 1 : Math.ceil((width - 1) / 2)
+  return `${text.slice(0, head)}…${text.slice(text.length - (width - 1 - head))}`
 }
 
 /** Narrows shrinkable columns, widest first, down to `floor` characters, while the table is too wide. */
 function shrinkTo(
   widths: number[],
-  columns: readonly Pick<Column<never>, 'header' | 'shrink'>[],
+  columns: readonly Pick<Column<never>, 'header' | 'shrink' | 'minWidth'>[],
   over: number,
   floor: number,
 ): void {
@@ -44,7 +53,8 @@ function shrinkTo(
   while (left > 0) {
     let widest = -1
     for (const [i, column] of columns.entries()) {
-      if (!column.shrink || (widths[i] ?? 0) <= Math.max(floor, column.header.length)) continue
+      const min = Math.max(floor, column.header.length, column.minWidth ?? 0)
+      if (!column.shrink || (widths[i] ?? 0) <= min) continue
       if (widest === -1 || (widths[i] ?? 0) > (widths[widest] ?? 0)) widest = i
     }
     if (widest === -1) break
@@ -66,7 +76,9 @@ function layout<T>(rows: readonly T[], all: readonly Column<T>[], maxWidth: numb
   const comfortable = () =>
     total(
       widths.map((w, i) =>
-        columns[i]?.shrink ? Math.min(w, Math.max(16, columns[i]?.header.length ?? 0)) : w,
+        columns[i]?.shrink
+          ? Math.min(w, Math.max(16, columns[i]?.header.length ?? 0, columns[i]?.minWidth ?? 0))
+          : w,
       ),
     )
   const droppable = columns
@@ -96,7 +108,7 @@ export function formatTable<T>(rows: readonly T[], all: readonly Column<T>[], ui
     line(
       columns.map((c, i) => {
         const width = widths[i] ?? 0
-        const text = truncate(oneLine(shown(c, row)), width)
+        const text = truncate(oneLine(shown(c, row)), width, c.ellipsis)
         const padded = text.padEnd(width)
         return c.style ? c.style(padded, color, row) : padded
       }),
@@ -111,6 +123,7 @@ export function printList<T>(
   options: { json: boolean },
   rows: readonly T[],
   columns: readonly Column<T>[],
+  tableColumns: readonly Column<T>[] = columns,
 ): void {
   if (options.json) {
     ui.print(JSON.stringify(rows, null, 2))
@@ -118,7 +131,7 @@ export function printList<T>(
   }
   if (rows.length === 0) return
   if (ui.stdoutIsTty) {
-    ui.print(formatTable(rows, columns, ui))
+    ui.print(formatTable(rows, tableColumns, ui))
     return
   }
   ui.print(rows.map((row) => tsvLine(columns.map((c) => c.value(row)))).join('\n'))

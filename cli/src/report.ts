@@ -8,6 +8,15 @@ interface Report {
   lines?: string[]
   hint?: string | undefined
   exitCode: ExitCode
+  /** For --json: the API's error code, status, request id and issues (flags named). */
+  api?: { code: string; status: number; requestId: string | undefined }
+  issues?: { field: string; message: string }[]
+}
+
+/** The flag (or API path) an issue is about: `style.margin` → `--margin`, `ctaButtons.2.url` → `--cta`. */
+function flagOf(session: Session, path: string): string {
+  const names = session.flagNames
+  return names[path] ?? names[path.replace(/\.\d+(\..*)?$/, '')] ?? (path || '(body)')
 }
 
 /** `(HTTP 404 not_found, request id req_…)`: what support asks for. */
@@ -19,19 +28,40 @@ async function describe(error: unknown, session: Session): Promise<Report> {
   if (error instanceof CliError)
     return { message: error.message, lines: error.lines, hint: error.hint, exitCode: error.exitCode }
   const sdk = await loadSdk()
+  const api =
+    error instanceof sdk.QrctlApiError
+      ? { code: error.code, status: error.status, requestId: error.requestId }
+      : undefined
   if (error instanceof sdk.QrctlAuthenticationError) {
     const { profile } = session
-    return {
-      message: `${error.message} ${apiSuffix(error)}`,
-      hint: `The API key of profile '${profile}' was refused. ${LOGIN_HINT}`,
-      exitCode: EXIT.auth,
-    }
+    const settings = await session.settings().catch(() => undefined)
+    // QRCTL_API_KEY overrides the profile: say which key was refused, or `qrctl login` looks broken.
+    const hint =
+      settings?.apiKey?.source === 'env'
+        ? 'The key in QRCTL_API_KEY was refused. Set it to a valid key, or unset it to use the key `qrctl login` stores.'
+        : `The API key of profile '${profile}' was refused. ${LOGIN_HINT}`
+    return { message: `${error.message} ${apiSuffix(error)}`, hint, exitCode: EXIT.auth, api }
   }
   if (error instanceof sdk.QrctlValidationError) {
+    const issues = error.issues.map((issue) => ({
+      field: flagOf(session, issue.path),
+      message: issue.message,
+    }))
+    const [only] = issues
+    // One problem is said once, after its flag; several are listed under the API's summary.
+    if (only && issues.length === 1)
+      return {
+        message: `${only.field}: ${only.message} ${apiSuffix(error)}`,
+        exitCode: EXIT.error,
+        api,
+        issues,
+      }
     return {
       message: `${error.message} ${apiSuffix(error)}`,
-      lines: error.issues.map((issue) => `${issue.path || '(body)'}: ${issue.message}`),
+      lines: issues.map((issue) => `${issue.field}: ${issue.message}`),
       exitCode: EXIT.error,
+      api,
+      issues,
     }
   }
   if (error instanceof sdk.QrctlRateLimitError) {
@@ -39,6 +69,7 @@ async function describe(error: unknown, session: Session): Promise<Report> {
       message: `${error.message} ${apiSuffix(error)}`,
       hint: error.retryAfter === undefined ? undefined : `Try again in ${error.retryAfter} s.`,
       exitCode: EXIT.error,
+      api,
     }
   }
   if (error instanceof sdk.QrctlPermissionError) {
@@ -49,10 +80,11 @@ async function describe(error: unknown, session: Session): Promise<Report> {
           ? 'This key’s scope does not allow it; log in with a read_write key.'
           : undefined,
       exitCode: EXIT.error,
+      api,
     }
   }
   if (error instanceof sdk.QrctlApiError)
-    return { message: `${error.message} ${apiSuffix(error)}`, exitCode: EXIT.error }
+    return { message: `${error.message} ${apiSuffix(error)}`, exitCode: EXIT.error, api }
   if (error instanceof sdk.QrctlConnectionError) {
     const settings = await session.settings().catch(() => undefined)
     return {
@@ -74,6 +106,16 @@ export async function reportError(error: unknown, session: Session): Promise<Exi
   }
   const { ui } = session
   const report = await describe(error, session)
+  if (session.json) {
+    // Scripts read errors as they read data: one JSON object, on stderr.
+    const { message, hint, exitCode, api, issues } = report
+    ui.info(
+      JSON.stringify({
+        error: { message, ...api, ...(issues ? { issues } : {}), ...(hint ? { hint } : {}), exitCode },
+      }),
+    )
+    return report.exitCode
+  }
   ui.info(`${ui.err.red('error:')} ${report.message}`)
   for (const line of report.lines ?? []) ui.info(`  ${line}`)
   if (report.hint) ui.info(ui.err.dim(report.hint))

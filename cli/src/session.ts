@@ -39,6 +39,12 @@ export class Session {
     this.ui = new Ui({ color: true, env })
   }
 
+  /**
+   * The command's flag for each API field (`targetUrl` → `--target-url`), set by commands that
+   * send a body, so a validation error names what the user typed rather than the API path.
+   */
+  flagNames: Readonly<Record<string, string>> = {}
+
   /** Called once commander has parsed the global options. */
   configure(options: GlobalOptions): void {
     this.options = options

@@ -47,6 +47,10 @@ export const ErrorBody = z
           .optional()
           .describe('Seconds to wait, with `rate_limited` and `service_unavailable`'),
         requestId: z.string().optional(),
+        existingId: z
+          .string()
+          .optional()
+          .describe('With an externalId `conflict`: the id of the code that holds that externalId'),
         idempotencyKey: z.string().optional().describe('With an Idempotency-Key `conflict`: the key'),
         reason: z
           .enum(['in_progress', 'mismatch'])

@@ -19,6 +19,7 @@ const qrCodeExample = {
   style: { foregroundColor: '#1A1A2E', backgroundColor: '#FFFFFF', errorCorrectionLevel: 'Q', margin: 4 },
   isActive: true,
   totalScans: 1284,
+  externalId: 'menu-spring',
   createdAt: NOW,
   updatedAt: NOW,
   assets: {

@@ -103,7 +103,8 @@ export const qrCodesContract = c.router(
       query: ListQrCodesQuery,
       responses: { ...commonErrors, 200: QrCodeList },
       summary: 'List QR codes',
-      description: 'Newest first. Deleted codes are left out. `total` counts every matching code.',
+      description:
+        'Newest first. Deleted codes are left out, unless `deleted=true`: then only deleted codes that can still be restored are listed, newest deletion first, each with `deletedAt` and `purgeAt`. `total` counts every matching code.',
     },
     create: {
       method: 'POST',
@@ -114,7 +115,7 @@ export const qrCodesContract = c.router(
       responses: { ...withBody, 201: z.object({ data: QrCode }), 409: ErrorResponse },
       summary: 'Create a QR code',
       description:
-        'A code is `static` (encodes its content) or `dynamic` (encodes a short link whose target can change). With no `type`, a code with a `targetUrl` is dynamic.',
+        'A code is `static` (encodes its content) or `dynamic` (encodes a short link whose target can change). With no `type`, a code with a `targetUrl` is dynamic. An `externalId` that another code of yours (not deleted) holds answers 409 `conflict` with `details.existingId`.',
     },
     get: {
       method: 'GET',
@@ -131,7 +132,7 @@ export const qrCodesContract = c.router(
       path: '/qr-codes/:id',
       pathParams: IdParams,
       body: UpdateQrCode,
-      responses: { ...withBody, 200: z.object({ data: QrCode }), 404: ErrorResponse },
+      responses: { ...withBody, 200: z.object({ data: QrCode }), 404: ErrorResponse, 409: ErrorResponse },
       summary: 'Update a QR code',
       description:
         'Changes name, content, style, isActive, or the targetUrl of a dynamic code (the printed code keeps working and redirects to the new target at once).',
@@ -169,7 +170,7 @@ export const qrCodesContract = c.router(
       responses: { ...withBody, 201: z.object({ data: BatchResult }), 409: ErrorResponse },
       summary: 'Create up to 100 QR codes',
       description:
-        'Every valid item is created in one transaction; every invalid one becomes one string in `errors`, prefixed with its index. `dryRun=true` validates and creates nothing.',
+        'Every valid item is created in one transaction; every invalid one becomes one string in `errors`, prefixed with its index, and so does an item whose `externalId` is taken (by a stored code or an earlier item of the batch). `dryRun=true` validates and creates nothing.',
     },
     analytics: {
       method: 'GET',

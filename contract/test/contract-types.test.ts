@@ -57,6 +57,7 @@ const qrCode = (fields: Partial<QrCode> = {}): QrCode => ({
   style: null,
   isActive: true,
   totalScans: 0,
+  externalId: null,
   createdAt: NOW,
   updatedAt: NOW,
   assets: {

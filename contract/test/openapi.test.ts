@@ -163,6 +163,7 @@ describe('error responses', () => {
       'issues',
       'retryAfter',
       'requestId',
+      'existingId',
       'idempotencyKey',
       'reason',
     ])
@@ -224,6 +225,9 @@ describe('DESIGN extensions in the schemas', () => {
       'query:limit',
       'query:offset',
       'query:type',
+      'query:externalId',
+      'query:shortCode',
+      'query:deleted',
     ])
   })
 

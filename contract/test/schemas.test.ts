@@ -493,10 +493,41 @@ describe('UpdateShowcase', () => {
         { path: 'socialLinks.1.url', message: 'Must be an absolute http:// or https:// URL' },
       ])
       expect(issuesOf(UpdateShowcase, { ctaButtons: [{ label: 'Go', url }] })).toEqual([
-        { path: 'ctaButtons.0.url', message: 'Must be an absolute http:// or https:// URL' },
+        {
+          path: 'ctaButtons.0.url',
+          message: 'Must be an absolute http:// or https:// URL, or a tel:, mailto: or sms: link',
+        },
       ])
     },
   )
+
+  it.each([
+    'tel:+4930123456',
+    'tel:030-123.456',
+    'mailto:hi@example.com',
+    'mailto:hi@example.com?subject=Table',
+    'sms:+4930123456',
+    'sms:+4930123456?body=Hello',
+  ])('accepts the CTA link %j (DESIGN §9), but not as a social link', (url) => {
+    expect(parsed(UpdateShowcase, { ctaButtons: [{ label: 'Call', url }] }).ctaButtons).toEqual([
+      { label: 'Call', url },
+    ])
+    expect(issuesOf(UpdateShowcase, { socialLinks: [{ platform: 'x', url }] })[0]?.path).toBe(
+      'socialLinks.0.url',
+    )
+  })
+
+  it.each([
+    'tel:',
+    'tel:call me',
+    'tel:+49 30',
+    'mailto:nobody',
+    'sms:abc',
+    'sms:+49\n1',
+    'tel:javascript:alert(1)',
+  ])('rejects the CTA link %j', (url) => {
+    expect(issuesOf(UpdateShowcase, { ctaButtons: [{ label: 'Go', url }] })[0]?.path).toBe('ctaButtons.0.url')
+  })
 
   it('rejects unknown keys inside links and buttons', () => {
     expect(issuesOf(UpdateShowcase, { socialLinks: [{ ...link(0), icon: 'x' }] })).toEqual([

@@ -15,6 +15,7 @@ export {
   renderCached,
   renderEtag,
 } from './cache.js'
+export { type Creatable, type CreatableOptions, checkCreatable } from './creatable.js'
 export { PDF_MAX_SIDE_PT, PDF_MODULE_PT, renderPdf } from './pdf.js'
 export { PNG_SIZE, type PngOptions, PngSizeError, renderPng } from './png.js'
 export { type NormalizedStyle, normalizeStyle, type StyleInput } from './style.js'

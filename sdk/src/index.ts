@@ -1,3 +1,4 @@
+export type { BatchAnswer, BatchesOptions, BatchSlice } from './batch.js'
 export { Qrctl } from './client.js'
 export {
   type ApiErrorCode,

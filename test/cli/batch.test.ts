@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { type QrCode, Qrctl } from '@qrctl/sdk'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -96,9 +98,9 @@ describe('a 1,000-row CSV with 3 invalid rows', () => {
       `${file}:18: content: url content must be an absolute http:// or https:// URL`,
     )
     expect(res.stderr).toContain(
-      `${file}:505: targetUrl: A static code encodes its content and cannot have a targetUrl`,
+      `${file}:505: target_url: A static code encodes its content and cannot have a targetUrl`,
     )
-    expect(res.stderr).toContain(`${file}:999: foregroundColor: Contrast between #EEEEEE and #FFFFFF`)
+    expect(res.stderr).toContain(`${file}:999: foreground_color: Contrast between #EEEEEE and #FFFFFF`)
     expect(res.stderr).toContain('997 created, 3 failed (lines 18, 505, 999).')
     const progress = res.stderr.split('\n').filter((l) => l.startsWith('batch '))
     expect(progress).toHaveLength(10)
@@ -106,7 +108,16 @@ describe('a 1,000-row CSV with 3 invalid rows', () => {
     expect(res.stderr).not.toContain('replayed')
 
     const results = readResults(out)
-    expect(results[0]).toEqual(['line', 'status', 'id', 'name', 'shortCode', 'shortUrl', 'error'])
+    expect(results[0]).toEqual([
+      'line',
+      'status',
+      'id',
+      'name',
+      'shortCode',
+      'shortUrl',
+      'error',
+      'externalId',
+    ])
     expect(results).toHaveLength(1001)
     const byLine = new Map(results.slice(1).map((r) => [Number(r[0]), r]))
     expect(byLine.get(18)?.[1]).toBe('failed')
@@ -132,7 +143,7 @@ describe('a 1,000-row CSV with 3 invalid rows', () => {
     const file = writeCsv('codes.csv', csv(1000, BAD))
     const res = await runCli(['batch', file, '--dry-run'], { env })
     expect(res.code).toBe(1)
-    expect(res.stderr).toContain(`${file}:505: targetUrl:`)
+    expect(res.stderr).toContain(`${file}:505: target_url:`)
     expect(res.stderr).toContain('Dry run: 997 of 1000 rows are valid; nothing was sent.')
     expect(await total()).toBe(0)
     const valid = await runCli(['batch', writeCsv('ok.csv', csv(50)), '--dry-run'], { env })
@@ -321,4 +332,132 @@ describe('on a terminal', () => {
     expect(again.stdout.trimEnd().split('\n')).toHaveLength(250)
     expect(await total()).toBe(250)
   })
+})
+
+describe('re-uploads never duplicate', () => {
+  /** Five rows the CLI refuses; data rows 10, 70, 150, 220 and 299. */
+  const FIVE_BAD = {
+    10: 'bad 10,url,not a url,,,,,',
+    70: 'bad 70,text,hi,,,#EEEEEE,,',
+    150: 'bad 150,url,https://example.com/x,static,https://example.com/y,,,',
+    220: 'bad 220,email,not-an-email,,,,,',
+    299: 'bad 299,text,hi,,,,X,',
+  }
+
+  it('after fixing 5 bad rows of a 300-row CSV in place, a re-run creates only those 5 and reports the rest as uploaded before', async () => {
+    const file = writeCsv('codes.csv', csv(300, FIVE_BAD))
+    const out = join(home.dir, 'results.csv')
+    const first = await runCli(['batch', file, '--out', out], { env, timeoutMs: 120_000 })
+    expect(first.code).toBe(1)
+    expect(first.stderr).toContain('295 created, 5 failed (lines 12, 72, 152, 222, 301).')
+    const firstIds = new Map(
+      readResults(out)
+        .slice(1)
+        .map((r) => [r[0], r[2]]),
+    )
+    expect(await total()).toBe(295)
+
+    // Fixed in place: the same file name, the same lines, five rows changed.
+    writeCsv('codes.csv', csv(300))
+    const second = await runCli(['batch', file, '--out', out], { env, timeoutMs: 120_000 })
+    expect(second.stderr).toContain('5 created, 295 uploaded before (not created again), 0 failed.')
+    expect(second.code).toBe(0)
+    expect(second.stderr).not.toContain('rejected')
+    expect(await total()).toBe(300)
+    const codes = await allCodes()
+    expect(new Set(codes.map((c) => c.name)).size).toBe(300)
+
+    const results = readResults(out).slice(1)
+    const byStatus = (status: string) => results.filter((r) => r[1] === status)
+    expect(byStatus('created').map((r) => Number(r[0]))).toEqual([12, 72, 152, 222, 301])
+    expect(byStatus('exists')).toHaveLength(295)
+    // An "uploaded before" row names the code the first run created for it.
+    for (const r of byStatus('exists')) expect(r[2]).toBe(firstIds.get(r[0]))
+    // Piped stdout says the same, one line per row.
+    expect(second.stdout.split('\n').filter((l) => l.split('\t')[1] === 'exists')).toHaveLength(295)
+  }, 180_000)
+
+  it('--retry-failed RESULTS.csv sends only the rows that failed', async () => {
+    const file = writeCsv('codes.csv', csv(300, FIVE_BAD))
+    const out = join(home.dir, 'results.csv')
+    expect((await runCli(['batch', file, '--out', out], { env, timeoutMs: 120_000 })).code).toBe(1)
+    writeCsv('codes.csv', csv(300))
+    const out2 = join(home.dir, 'results2.csv')
+    const retry = await runCli(['batch', file, '--retry-failed', out, '--out', out2], { env })
+    expect(retry.code).toBe(0)
+    expect(retry.stderr).toContain('Retrying the 5 rows that failed in')
+    expect(retry.stderr).toContain('batch 1/1: lines 12–301: 5 created, 0 failed')
+    expect(retry.stderr).toContain('5 created, 0 failed.')
+    expect(
+      readResults(out2)
+        .slice(1)
+        .map((r) => [Number(r[0]), r[1]]),
+    ).toEqual([12, 72, 152, 222, 301].map((line) => [line, 'created']))
+    expect(await total()).toBe(300)
+  }, 180_000)
+
+  it('refuses a --retry-failed file that is not a results file', async () => {
+    const file = writeCsv('codes.csv', csv(3))
+    const res = await runCli(['batch', file, '--retry-failed', file], { env })
+    expect(res.code).toBe(1)
+    expect(res.stderr).toContain('is not a results file: it needs the columns line and status')
+    expect(res.stdout).toBe('')
+    expect(await total()).toBe(0)
+  })
+
+  it('takes externalId from an external_id column, across file names', async () => {
+    const rows = 'name,content_type,content,external_id\nA,text,a,sku-1\nB,text,b,sku-2\n'
+    const first = await runCli(['batch', writeCsv('one.csv', rows)], { env })
+    expect(first.code).toBe(0)
+    const codes = await allCodes()
+    expect(codes.map((c) => c.externalId).sort()).toEqual(['sku-1', 'sku-2'])
+    const second = await runCli(['batch', writeCsv('two.csv', `${rows}C,text,c,sku-3\n`), '--json'], { env })
+    expect(second.code).toBe(0)
+    const report = JSON.parse(second.stdout)
+    expect(report).toMatchObject({ created: 1, existing: 2, failed: 0 })
+    expect(report.rows[0]).toMatchObject({ line: 2, status: 'exists', externalId: 'sku-1' })
+    expect(await total()).toBe(3)
+  })
+})
+
+describe('Ctrl-C at any moment of a batch', () => {
+  it('while connecting: exit 2 with the resume hint, nothing sent', async () => {
+    const file = writeCsv('codes.csv', csv(10))
+    // A server that accepts the request and never answers: the CLI waits in "Connecting…".
+    let arrived: () => void = () => undefined
+    const requested = new Promise<void>((resolve) => {
+      arrived = resolve
+    })
+    const hole = createServer(() => arrived())
+    await new Promise<void>((resolve) => hole.listen(0, '127.0.0.1', resolve))
+    const { port } = hole.address() as AddressInfo
+    try {
+      const cli = startCli(['batch', file], { env: { ...env, QRCTL_BASE_URL: `http://127.0.0.1:${port}` } })
+      await requested
+      process.kill(cli.pid!, 'SIGINT')
+      const res = await cli.done
+      expect(res.code).toBe(2)
+      expect(res.stderr).toContain('Interrupted before any row was sent')
+      expect(res.stderr).toContain('Run the same command again to resume')
+      expect(res.stderr).not.toMatch(/\n\s+at /)
+      expect(res.stdout).toBe('')
+    } finally {
+      hole.closeAllConnections()
+      await new Promise((resolve) => hole.close(resolve))
+    }
+  })
+
+  it('while waiting for the rate-limit window: exit 2 with the resume hint', async () => {
+    const limited = await server.createAccount({ rateLimitPerMinute: 2 })
+    const file = writeCsv('codes.csv', csv(300))
+    const cli = startCli(['batch', file], { env: apiEnv(home, server, limited.apiKey) })
+    // The probe and batch 1 spend the window of 2; before batch 2 the CLI waits.
+    while (!cli.stderrSoFar().includes('waiting')) await new Promise((resolve) => setTimeout(resolve, 50))
+    process.kill(cli.pid!, 'SIGINT')
+    const res = await cli.done
+    expect(res.code).toBe(2)
+    expect(res.stderr).toContain('Interrupted after 100 of 300 rows')
+    expect(res.stderr).toContain('Run the same command again to resume')
+    expect(res.stdout).toBe('')
+  }, 120_000)
 })

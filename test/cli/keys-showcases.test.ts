@@ -211,6 +211,42 @@ describe('qrctl showcase', () => {
     await expect(sdk.showcases.get(showcase.id)).rejects.toMatchObject({ status: 404 })
   })
 
+  it('create takes --social and --cta, CTA buttons with tel:, mailto: and sms: links', async () => {
+    const res = await runCli(
+      [
+        'showcase',
+        'create',
+        '--code',
+        code.id,
+        '--title',
+        'Cafe',
+        '--social',
+        'instagram=https://instagram.com/cafe',
+        '--cta',
+        'Call=tel:+4930123456',
+        '--cta',
+        'Write=mailto:hi@example.com',
+        '--cta',
+        'Text=sms:+4930123456',
+        '--cta',
+        'Order=https://example.com/order',
+        '--json',
+      ],
+      { env },
+    )
+    expect(res.stderr).toBe('')
+    expect(res.code).toBe(0)
+    const showcase = JSON.parse(res.stdout)
+    expect(showcase.socialLinks).toEqual([{ platform: 'instagram', url: 'https://instagram.com/cafe' }])
+    expect(showcase.ctaButtons.map((b: { url: string }) => b.url)).toEqual([
+      'tel:+4930123456',
+      'mailto:hi@example.com',
+      'sms:+4930123456',
+      'https://example.com/order',
+    ])
+    expect((await sdk.showcases.get(showcase.id)).ctaButtons).toHaveLength(4)
+  })
+
   it('reports a taken slug as the API does (409, exit 1)', async () => {
     await sdk.showcases.create({ qrCodeId: code.id, title: 'Taken', slug: 'taken-slug' })
     const res = await runCli(

@@ -29,7 +29,7 @@ beforeEach(async () => {
 })
 
 const MISSING = '00000000-0000-4000-8000-000000000000'
-const TSV_FIELDS = 9
+const TSV_FIELDS = 11
 
 function tsv(stdout: string): string[][] {
   return stdout
@@ -68,6 +68,8 @@ describe('create', () => {
       '0',
       'true',
       code.createdAt,
+      'https://example.com/menu',
+      '',
     ])
   })
 
@@ -155,9 +157,10 @@ describe('list', () => {
     const res = await runCli(['list'], { env, tty: 'stdout' })
     expect(res.code).toBe(0)
     const lines = plain(res.stdout).trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^ID +NAME +TYPE +CONTENT +SHORT URL +(SCANS +)?ACTIVE/)
+    expect(lines[0]).toMatch(/^ID +NAME +TYPE +CODE +TARGET \/ CONTENT +(SCANS +)?ACTIVE/)
     expect(lines[1]).toContain(code.id)
-    expect(lines[1]).toContain(code.shortUrl)
+    expect(lines[1]).toContain(code.shortCode)
+    expect(lines[1]).toContain(code.targetUrl?.replace('https://', ''))
     // Fitted to the terminal's 120 columns: the less useful columns give way.
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(120)
     expect(res.stdout).toContain('\u001b[1m')
@@ -344,5 +347,147 @@ describe('delete', () => {
     })
     expect(yes.code).toBe(0)
     await expect(sdk.qrCodes.get(code.id)).rejects.toMatchObject({ status: 404 })
+  })
+})
+
+describe('ids, deleted codes and the 80-column table (issue #13)', () => {
+  it('takes a dynamic code’s short code wherever it takes an id', async () => {
+    const code = await createDynamic('By short code')
+    const got = await runCli(['get', code.shortCode!], { env })
+    expect(got).toMatchObject({ code: 0, stderr: '' })
+    expect(tsv(got.stdout)[0]?.[0]).toBe(code.id)
+    const updated = await runCli(['update', code.shortCode!, '--target-url', 'https://example.com/new'], {
+      env,
+    })
+    expect(updated.code).toBe(0)
+    expect((await sdk.qrCodes.get(code.id)).targetUrl).toBe('https://example.com/new')
+    expect((await runCli(['delete', code.shortCode!, '--yes'], { env })).code).toBe(0)
+    const restored = await runCli(['restore', code.shortCode!], { env })
+    expect(restored.code).toBe(0)
+    expect((await sdk.qrCodes.get(code.id)).id).toBe(code.id)
+  })
+
+  it('exits 1 for a short code that names no code, and 2 for something that is neither', async () => {
+    const missing = await runCli(['get', 'zzzzzzz'], { env })
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('No QR code with the short code zzzzzzz')
+    expect(missing.stdout).toBe('')
+    const bad = await runCli(['get', 'nope'], { env })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('Not a QR code id')
+  })
+
+  it('list --deleted shows codes still restorable with when they are purged; piped, deletedAt and purgeAt come last', async () => {
+    const live = await createDynamic('Live')
+    const gone = await createDynamic('Gone')
+    await sdk.qrCodes.delete(gone.id)
+    const res = await runCli(['list', '--deleted'], { env })
+    expect(res).toMatchObject({ code: 0, stderr: '' })
+    const rows = tsv(res.stdout)
+    expect(rows.map((r) => r[0])).toEqual([gone.id])
+    const [deletedAt, purgeAt] = rows[0]!.slice(TSV_FIELDS)
+    expect(Date.parse(purgeAt!) - Date.parse(deletedAt!)).toBe(30 * 86_400_000)
+    expect(tsv((await runCli(['list'], { env })).stdout).map((r) => r[0])).toEqual([live.id])
+    const table = await runCli(['list', '--deleted'], { env, tty: 'stdout' })
+    expect(plain(table.stdout)).toMatch(/DELETED/)
+    expect(plain(table.stdout)).toContain(gone.id)
+  })
+
+  it('fits 80 columns on a terminal without cutting the id, and shows where each code leads', async () => {
+    const code = await sdk.qrCodes.create({
+      name: 'A code with a rather long name for a narrow terminal',
+      contentType: 'url',
+      content: 'https://example.com/menu',
+      targetUrl: 'https://shop.example.com/collections/summer-2026/dresses?utm_source=qr',
+    })
+    const res = await runCli(['list'], { env, tty: 'stdout', cols: 80 })
+    expect(res.code).toBe(0)
+    const lines = plain(res.stdout).trimEnd().split('\n')
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80)
+    expect(lines[1]).toContain(code.id)
+    expect(lines[1]).toContain(code.shortCode)
+    // The URL is cut after its host, which stays whole, and keeps its end.
+    expect(lines[1]).toMatch(/ shop\.example\.com\/…\S*=qr$/)
+  })
+})
+
+describe('errors (issue #13.5)', () => {
+  it('names the flag once for a validation error, not the API path', async () => {
+    const res = await runCli(
+      [
+        'create',
+        '--name',
+        'x',
+        '--content',
+        'hi',
+        '-t',
+        'text',
+        '--type',
+        'static',
+        '--target-url',
+        'https://example.com',
+      ],
+      { env },
+    )
+    expect(res.code).toBe(1)
+    expect(res.stdout).toBe('')
+    const lines = res.stderr.trimEnd().split('\n')
+    expect(lines[0]).toMatch(
+      /^error: --target-url: A static code encodes its content and cannot have a targetUrl/,
+    )
+    expect(lines[0]).toContain('HTTP 400 validation_error')
+    expect(res.stderr.match(/A static code encodes/g)).toHaveLength(1)
+    expect(res.stderr).not.toMatch(/^\s+targetUrl:/m)
+  })
+
+  it('lists several problems under the summary, each by its flag', async () => {
+    const res = await runCli(['create', '--name', '', '--content', 'hi', '-t', 'text', '--fg', '#EEE'], {
+      env,
+    })
+    expect(res.code).toBe(1)
+    expect(res.stderr).toMatch(/^ {2}--name: /m)
+    expect(res.stderr).toMatch(/^ {2}--fg: Contrast between/m)
+  })
+
+  it('with --json, prints the error as one JSON object on stderr', async () => {
+    const res = await runCli(['create', '--name', 'x', '--content', 'not a url', '--json'], { env })
+    expect(res.code).toBe(1)
+    expect(res.stdout).toBe('')
+    const body = JSON.parse(res.stderr)
+    expect(body.error).toMatchObject({
+      code: 'validation_error',
+      status: 400,
+      exitCode: 1,
+      issues: [{ field: '--content', message: expect.any(String) }],
+    })
+    expect(typeof body.error.requestId).toBe('string')
+    const missing = await runCli(['get', '00000000-0000-4000-8000-000000000000', '--json'], { env })
+    expect(JSON.parse(missing.stderr).error).toMatchObject({ code: 'not_found', status: 404, exitCode: 1 })
+  })
+
+  it('says the key in QRCTL_API_KEY was refused, rather than the profile’s', async () => {
+    const res = await runCli(['list'], { env: { ...env, QRCTL_API_KEY: `qrk_${'z'.repeat(40)}` } })
+    expect(res.code).toBe(4)
+    expect(res.stdout).toBe('')
+    expect(res.stderr).toContain('The key in QRCTL_API_KEY was refused')
+    expect(res.stderr).not.toContain('of profile')
+  })
+
+  it('a taken externalId names the code that holds it', async () => {
+    const first = await runCli(
+      ['create', '--name', 'a', '-t', 'text', '--content', 'a', '--external-id', 'ext-1'],
+      { env },
+    )
+    expect(first.code).toBe(0)
+    const id = tsv(first.stdout)[0]?.[0]
+    const again = await runCli(
+      ['create', '--name', 'b', '-t', 'text', '--content', 'b', '--external-id', 'ext-1'],
+      { env },
+    )
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain(`already used by QR code ${id}`)
+    expect(again.stderr).toContain('HTTP 409 conflict')
+    const cleared = await runCli(['update', id!, '--no-external-id'], { env })
+    expect(tsv(cleared.stdout)[0]?.[10]).toBe('')
   })
 })

@@ -1,5 +1,5 @@
 import { BatchResult as BatchResultSchema, QrCodeList, QrCode as QrCodeSchema } from '@qrctl/contract'
-import { type CreateManyProgress, type Qrctl, QrctlNotFoundError } from '@qrctl/sdk'
+import { type CreateManyProgress, type Qrctl, QrctlConflictError, QrctlNotFoundError } from '@qrctl/sdk'
 import jsQR from 'jsqr'
 import { PNG } from 'pngjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -123,6 +123,52 @@ describe('qrCodes against a live server', () => {
     expect(await client.qrCodes.batch(codes, { idempotencyKey: 'batch-1' })).toEqual(result)
     expect((await client.qrCodes.list()).total).toBe(2)
     await client.close()
+  })
+
+  it('finds a code by externalId, and a taken one throws QrctlConflictError naming the holder', async () => {
+    const code = await qrctl.qrCodes.create({
+      name: 'Ext',
+      contentType: 'text',
+      content: 'e',
+      externalId: 'sdk-ext',
+    })
+    expect(code.externalId).toBe('sdk-ext')
+    const page = await qrctl.qrCodes.list({ externalId: 'sdk-ext' })
+    expect(page.data.map((c) => c.id)).toEqual([code.id])
+    const error = await qrctl.qrCodes
+      .create({ name: 'Ext 2', contentType: 'text', content: 'f', externalId: 'sdk-ext' })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(QrctlConflictError)
+    expect((error as QrctlConflictError).details.existingId).toBe(code.id)
+    // The batch reports it as that item's error; batches() says it was sent, not replayed.
+    const answers = []
+    for await (const batch of qrctl.qrCodes.batches([
+      { name: 'Ext 3', contentType: 'text', content: 'g', externalId: 'sdk-ext' },
+      { name: 'Ext 4', contentType: 'text', content: 'h', externalId: 'sdk-ext-4' },
+    ]))
+      answers.push(batch)
+    expect(answers.map((a) => [a.source, a.result.created, a.result.errors])).toEqual([
+      ['sent', 1, [`codes[0].externalId: This externalId is already used by QR code ${code.id}`]],
+    ])
+    expect((await qrctl.qrCodes.update(code.id, { externalId: null })).externalId).toBeNull()
+  })
+
+  it('lists deleted codes with deletedAt and purgeAt, and finds a code by short code', async () => {
+    const code = await qrctl.qrCodes.create({
+      name: 'Gone',
+      contentType: 'url',
+      content: 'https://example.com/g',
+      type: 'dynamic',
+    })
+    expect((await qrctl.qrCodes.list({ shortCode: code.shortCode ?? '' })).data.map((c) => c.id)).toEqual([
+      code.id,
+    ])
+    await qrctl.qrCodes.delete(code.id)
+    const deleted = await qrctl.qrCodes.list({ deleted: true })
+    const listed = deleted.data.find((c) => c.id === code.id)
+    expect(listed?.deletedAt).toBeDefined()
+    expect(Date.parse(listed?.purgeAt ?? '') - Date.parse(listed?.deletedAt ?? '')).toBe(30 * 86_400_000)
+    QrCodeList.parse(deleted)
   })
 
   it('deletes a code and restores it', async () => {

@@ -71,6 +71,9 @@ describe.each(dialects())('showcase pages on %s', (dialect) => {
         ctaButtons: [
           { label: 'Book a table', url: 'https://example.com/book' },
           { label: 'Menu', url: 'https://example.com/menu' },
+          { label: 'Call', url: 'tel:+4930123456' },
+          { label: 'Write', url: 'mailto:table@example.com?subject=Booking' },
+          { label: 'Text', url: 'sms:+4930123456' },
         ],
         socialLinks: [{ platform: 'Instagram', url: 'https://instagram.com/luna' }],
       })
@@ -82,6 +85,11 @@ describe.each(dialects())('showcase pages on %s', (dialect) => {
       expect(html).toMatch(/<img class="backdrop" src="http:\/\/cdn\.example\.com\/bg\.jpg" alt=""/)
       expect(html).toContain('href="https://example.com/book" rel="nofollow noopener">Book a table</a>')
       expect(html).toContain('href="https://example.com/menu" rel="nofollow noopener">Menu</a>')
+      expect(html).toContain('href="tel:+4930123456" rel="nofollow noopener">Call</a>')
+      expect(html).toContain(
+        'href="mailto:table@example.com?subject=Booking" rel="nofollow noopener">Write</a>',
+      )
+      expect(html).toContain('href="sms:+4930123456" rel="nofollow noopener">Text</a>')
       expect(html).toContain('href="https://instagram.com/luna"')
       expect(html).toContain(`src="/s/${s.slug}/qr.svg"`)
       expect(html).toContain('alt="QR code for Luna Bistro"')

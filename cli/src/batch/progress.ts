@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress'
 import type { Ui } from '../ui.js'
-import type { Chunk, ChunkDone, UploadHooks } from './upload.js'
+import type { ChunkDone, UploadHooks } from './upload.js'
 
 const NOTES: Record<ChunkDone['source'], string> = {
   sent: '',
@@ -14,17 +14,18 @@ const NOTES: Record<ChunkDone['source'], string> = {
  */
 export function progressHooks(
   ui: Ui,
-  chunks: readonly Chunk[],
+  total: number,
+  batches: number,
   invalidCount: number,
 ): UploadHooks & { stop(): void } {
-  const total = chunks.reduce((n, c) => n + c.lines.length, 0)
   let created = 0
   let failed = invalidCount
   const bar = ui.canAnimate
     ? new cliProgress.SingleBar(
         {
           stream: ui.stderr,
-          format: 'Uploading {bar} {value}/{total} rows | {created} created, {failed} failed {status}',
+          format:
+            'Uploading {bar} {value}/{total} rows | {created} created{before}, {failed} failed {status}',
           barCompleteChar: '█',
           barIncompleteChar: '░',
           hideCursor: false,
@@ -32,19 +33,24 @@ export function progressHooks(
         cliProgress.Presets.shades_classic,
       )
     : undefined
-  bar?.start(total, 0, { created, failed, status: '' })
+  let existing = 0
+  const beforeNote = () => (existing > 0 ? `, ${existing} uploaded before` : '')
+  bar?.start(total, 0, { created, before: beforeNote(), failed, status: '' })
   return {
-    onChunk({ index, chunk, outcomes, source }: ChunkDone) {
-      const ok = outcomes.filter((o) => o.ok).length
+    onChunk({ index, lines, outcomes, source }: ChunkDone) {
+      const count = (status: string) => outcomes.filter((o) => o.status === status).length
+      const [ok, before, bad] = [count('created'), count('exists'), count('failed')]
       created += ok
-      failed += outcomes.length - ok
+      existing += before
+      failed += bad
       if (bar) {
-        bar.increment(chunk.lines.length, { created, failed, status: '' })
+        bar.increment(lines.length, { created, before: beforeNote(), failed, status: '' })
         return
       }
-      const lines = `lines ${chunk.lines[0]}–${chunk.lines.at(-1)}`
+      const span = `lines ${lines[0]}–${lines.at(-1)}`
+      const previously = before > 0 ? `, ${before} uploaded before` : ''
       ui.info(
-        `batch ${index + 1}/${chunks.length}: ${lines}: ${ok} created, ${outcomes.length - ok} failed${NOTES[source]}`,
+        `batch ${index + 1}/${batches}: ${span}: ${ok} created${previously}, ${bad} failed${NOTES[source]}`,
       )
     },
     onWait(ms, reason) {

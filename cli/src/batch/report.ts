@@ -5,22 +5,36 @@ import { csvLine } from './csv.js'
 export interface RowResult {
   line: number
   name: string
-  status: 'created' | 'failed' | 'valid'
+  /** `exists`: uploaded before (its externalId is held by the code `id`), not created again. */
+  status: 'created' | 'exists' | 'failed' | 'valid'
   code?: QrCode
+  /** The code holding the row's externalId, for `exists`. */
+  id?: string
+  externalId?: string | undefined
   errors?: string[]
 }
 
-export const RESULT_COLUMNS = ['line', 'status', 'id', 'name', 'shortCode', 'shortUrl', 'error'] as const
+export const RESULT_COLUMNS = [
+  'line',
+  'status',
+  'id',
+  'name',
+  'shortCode',
+  'shortUrl',
+  'error',
+  'externalId',
+] as const
 
 export function resultCells(row: RowResult): string[] {
   return [
     String(row.line),
     row.status,
-    row.code?.id ?? '',
+    row.code?.id ?? row.id ?? '',
     row.name,
     row.code?.shortCode ?? '',
     row.code?.shortUrl ?? '',
     (row.errors ?? []).join('; '),
+    row.externalId ?? '',
   ]
 }
 
@@ -33,11 +47,14 @@ export function resultsCsv(rows: readonly RowResult[]): string {
 export function resultsJson(rows: readonly RowResult[]) {
   return {
     created: rows.filter((r) => r.status === 'created').length,
+    existing: rows.filter((r) => r.status === 'exists').length,
     failed: rows.filter((r) => r.status === 'failed').length,
-    rows: rows.map(({ line, status, code, errors }) => ({
+    rows: rows.map(({ line, status, code, id, externalId, errors }) => ({
       line,
       status,
       ...(code ? { code } : {}),
+      ...(id ? { id } : {}),
+      ...(externalId ? { externalId } : {}),
       ...(errors ? { errors } : {}),
     })),
   }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto'
+import { basename } from 'node:path'
 import type { CreateQrCodeParams } from '@qrctl/sdk'
 import { CliError } from '../errors.js'
 import { loadContract, loadRender } from '../lazy.js'
@@ -39,12 +41,20 @@ export async function batchColumns() {
   return { top, style, all: [...top, ...style] }
 }
 
-/** Maps header cells to contract field names; unknown, duplicate or missing columns stop the run. */
-export function headerMapper(known: readonly string[], required: readonly string[]) {
+/**
+ * Maps header cells to contract field names; unknown, duplicate or missing columns stop the run.
+ * `spelling` learns how the header wrote each column (`target_url`), to name it in messages.
+ */
+export function headerMapper(
+  known: readonly string[],
+  required: readonly string[],
+  spelling = new Map<string, string>(),
+) {
   const bySquashed = new Map(known.map((name) => [squash(name), name]))
   return (header: string[]): string[] => {
     const columns = header.map((cell) => {
       const name = bySquashed.get(squash(cell))
+      if (name) spelling.set(name, cell.trim())
       if (!name)
         throw new CliError(`Unknown CSV column '${cell}'`, {
           hint: `Columns are contract field names: ${known.join(', ')} (snake_case works too).`,
@@ -58,7 +68,7 @@ export function headerMapper(known: readonly string[], required: readonly string
       throw new CliError(
         `The CSV header lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
         {
-          hint: 'Required: name, contentType, content. Optional: type, targetUrl and the style columns.',
+          hint: 'Required: name, contentType, content. Optional: type, targetUrl, externalId and the style columns.',
         },
       )
     return columns
@@ -91,34 +101,60 @@ function toInput(
 }
 
 /**
- * Checks every row as the server will: the contract's CreateQrCode schema (fields, content per
- * type, style and contrast, static vs dynamic), then, for static codes, the symbol capacity.
+ * Checks every row as the server will, with the same `checkCreatable` (the contract's schema,
+ * then the symbol's capacity). Problems name the CSV column as the header spells it.
  */
 export async function checkRows(
   rows: readonly CsvRow[],
   columns: { top: readonly string[]; style: readonly string[] },
+  spelling: ReadonlyMap<string, string> = new Map(),
 ): Promise<CheckedRow[]> {
-  const { CreateQrCode, encodePayload, resolveType } = await loadContract()
-  const { checkCapacity } = await loadRender()
+  const { checkCreatable } = await loadRender()
+  // `style.margin` is the CSV's margin column.
+  const column = (path: string) => {
+    const name = path.split('.').at(-1) || 'row'
+    return spelling.get(name) ?? name
+  }
   return rows.map((row): CheckedRow => {
     if (row.error) return { line: row.line, ok: false, issues: [{ field: 'row', message: row.error }] }
     const { input, issues } = toInput(row.cells, columns)
-    const parsed = CreateQrCode.safeParse(input)
-    if (!parsed.success || issues.length > 0) {
-      const found = (parsed.error?.issues ?? []).map((issue) => ({
-        // style.margin is the CSV's margin column.
-        field: String(issue.path.at(-1) ?? 'row'),
-        message: issue.message,
-      }))
-      return { line: row.line, ok: false, issues: [...issues, ...found] }
-    }
-    if (resolveType(parsed.data) === 'static') {
-      const encoded = encodePayload(parsed.data)
-      const fit = encoded.ok
-        ? checkCapacity(encoded.payload, parsed.data.style?.errorCorrectionLevel ?? 'M')
-        : encoded
-      if (!fit.ok) return { line: row.line, ok: false, issues: [{ field: 'content', message: fit.message }] }
+    const checked = checkCreatable(input)
+    if (!checked.ok || issues.length > 0) {
+      const found = checked.ok
+        ? []
+        : checked.issues.map((i) => ({ field: column(i.path), message: i.message }))
+      return {
+        line: row.line,
+        ok: false,
+        issues: [...issues.map((i) => ({ ...i, field: column(i.field) })), ...found],
+      }
     }
     return { line: row.line, ok: true, input: input as CreateQrCodeParams }
   })
+}
+
+/** JSON with keys sorted, so equal rows give equal text whatever the column order. */
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value)
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
+}
+
+/**
+ * Gives every row without an `externalId` column value one derived from the file's name and
+ * the row's content: `codes.csv:3fa1…` (the nth identical row gets `:n`). Unchanged rows keep
+ * their id from run to run, so after fixing rows in place a re-run creates only the fixed
+ * ones; the server refuses the others as already uploaded. A row moved to another file name
+ * is a new row.
+ */
+export function deriveExternalIds(file: string, rows: { input: CreateQrCodeParams }[]): void {
+  const name = (file === '-' ? 'stdin' : basename(file)).slice(0, 200)
+  const seen = new Map<string, number>()
+  for (const row of rows) {
+    if (row.input.externalId !== undefined) continue
+    const hash = createHash('sha256').update(canonical(row.input)).digest('hex').slice(0, 24)
+    const n = (seen.get(hash) ?? 0) + 1
+    seen.set(hash, n)
+    row.input.externalId = n === 1 ? `${name}:${hash}` : `${name}:${hash}:${n}`
+  }
 }

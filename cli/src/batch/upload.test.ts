@@ -4,27 +4,19 @@ import { join } from 'node:path'
 import { type QrCode, Qrctl, QrctlConflictError } from '@qrctl/sdk'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BatchState } from './state.js'
-import { type Chunk, type ChunkDone, makeChunks, outcomesOf, upload } from './upload.js'
+import { batchKey, type ChunkDone, outcomesOf, upload } from './upload.js'
 
 const code = (id: string) => ({ id }) as QrCode
 
-describe('makeChunks', () => {
-  it('cuts 100 rows per batch, keyed by the file hash and the first and last line', async () => {
-    const rows = Array.from({ length: 250 }, (_, i) => ({
-      line: i + 2 + (i >= 120 ? 1 : 0),
-      input: { name: `c${i}`, contentType: 'text' as const, content: 'x' },
-    }))
-    const chunks = await makeChunks(rows, 'abcdef0123456789')
-    expect(chunks.map((c) => [c.key, c.codes.length])).toEqual([
-      ['batch-abcdef0123456789-2-101', 100],
-      ['batch-abcdef0123456789-102-202', 100],
-      ['batch-abcdef0123456789-203-252', 50],
-    ])
+describe('batchKey', () => {
+  it('names the file hash and the first and last line', () => {
+    expect(batchKey('abcdef0123456789', [2, 3, 101])).toBe('batch-abcdef0123456789-2-101')
   })
 })
 
 describe('outcomesOf', () => {
-  const chunk: Chunk = { key: 'k', lines: [2, 3, 5, 6], codes: [] }
+  const lines = [2, 3, 5, 6]
+  const HOLDER = '3f2b8c1e-9d4a-4b7e-8c2f-1a6d5e4b3c2a'
 
   it('pairs created items with the rows in order, skipping the indexes named in errors', () => {
     const result = {
@@ -32,26 +24,40 @@ describe('outcomesOf', () => {
       errors: ['codes[1].targetUrl: Invalid URL', 'codes[1].name: Too long', 'codes[3]: Duplicate'],
       items: [code('a'), code('b')],
     }
-    expect(outcomesOf(chunk, result)).toEqual([
-      { line: 2, ok: true, code: code('a') },
-      { line: 3, ok: false, errors: ['targetUrl: Invalid URL', 'name: Too long'] },
-      { line: 5, ok: true, code: code('b') },
-      { line: 6, ok: false, errors: ['Duplicate'] },
+    expect(outcomesOf(lines, result)).toEqual([
+      { line: 2, status: 'created', code: code('a') },
+      { line: 3, status: 'failed', errors: ['targetUrl: Invalid URL', 'name: Too long'] },
+      { line: 5, status: 'created', code: code('b') },
+      { line: 6, status: 'failed', errors: ['Duplicate'] },
     ])
   })
 
+  it('tells a row whose externalId was uploaded before from a failed one', () => {
+    const result = {
+      created: 1,
+      errors: [
+        `codes[0].externalId: This externalId is already used by QR code ${HOLDER}`,
+        `codes[2].name: Too long; codes[2].externalId: This externalId is already used by QR code ${HOLDER}`,
+      ],
+      items: [code('a'), code('b')],
+    }
+    const outcomes = outcomesOf(lines, result)
+    expect(outcomes.map((o) => o.status)).toEqual(['exists', 'created', 'failed', 'created'])
+    expect(outcomes[0]).toEqual({ line: 2, status: 'exists', id: HOLDER })
+  })
+
   it('marks rows without an item as failed, with any error that names no index', () => {
-    const outcomes = outcomesOf(chunk, { created: 0, errors: ['something broke'], items: [] })
-    expect(outcomes.every((o) => !o.ok && o.errors[0] === 'something broke')).toBe(true)
+    const outcomes = outcomesOf(lines, { created: 0, errors: ['something broke'], items: [] })
+    expect(outcomes.every((o) => o.status === 'failed' && o.errors[0] === 'something broke')).toBe(true)
   })
 })
 
 describe('upload', () => {
   const API_KEY = `qrk_${'a'.repeat(40)}`
   const input = { name: 'a', contentType: 'text' as const, content: 'a' }
-  const chunks: Chunk[] = [
-    { key: 'batch-f-2-2', lines: [2], codes: [input] },
-    { key: 'batch-f-3-3', lines: [3], codes: [input] },
+  const rows = [
+    { line: 2, input },
+    { line: 3, input },
   ]
   let dir: string
   beforeEach(() => {
@@ -84,10 +90,12 @@ describe('upload', () => {
     const waits: string[] = []
     const outcome = upload(
       client,
-      chunks,
+      rows,
+      'f',
       state,
       { onChunk: (d) => done.push(d), onWait: (_, reason) => waits.push(reason) },
       new AbortController().signal,
+      1,
     ).catch((error: unknown) => error)
     return { error: await outcome, keys, sources: done.map((d) => d.source), waits }
   }

@@ -1,21 +1,22 @@
-import type { BatchResult, CreateQrCodeParams, QrCode, Qrctl } from '@qrctl/sdk'
-import { loadContract, loadSdk } from '../lazy.js'
+import { BATCH_MAX, type BatchResult, parseBatchErrors, parseExternalIdTaken } from '@qrctl/contract'
+import type { CreateQrCodeParams, QrCode, Qrctl } from '@qrctl/sdk'
 import type { BatchState } from './state.js'
 
-export interface Chunk {
-  /** `batch-<sha256(file)[:16]>-<first line>-<last line>`: the same rows of the same file get the same key. */
-  key: string
-  lines: number[]
-  codes: CreateQrCodeParams[]
+/** A checked CSV row, ready to send. */
+export interface UploadRow {
+  line: number
+  input: CreateQrCodeParams
 }
 
 export type RowOutcome =
-  | { line: number; ok: true; code: QrCode }
-  | { line: number; ok: false; errors: string[] }
+  | { line: number; status: 'created'; code: QrCode }
+  /** Its externalId is held by a code uploaded before (an earlier run): nothing was created. */
+  | { line: number; status: 'exists'; id: string }
+  | { line: number; status: 'failed'; errors: string[] }
 
 export interface ChunkDone {
   index: number
-  chunk: Chunk
+  lines: number[]
   outcomes: RowOutcome[]
   /**
    * Where the answer came from: `sent`, the server did the batch now; `replayed`, the server
@@ -31,133 +32,77 @@ export interface UploadHooks {
   onWait(ms: number, reason: string): void
 }
 
-/** Splits the valid rows into batches of the contract's maximum (100), each with its idempotency key. */
-export async function makeChunks(
-  rows: readonly { line: number; input: CreateQrCodeParams }[],
-  fileHash: string,
-): Promise<Chunk[]> {
-  const { BATCH_MAX } = await loadContract()
-  const chunks: Chunk[] = []
-  for (let start = 0; start < rows.length; start += BATCH_MAX) {
-    const slice = rows.slice(start, start + BATCH_MAX)
-    const lines = slice.map((r) => r.line)
-    chunks.push({
-      key: `batch-${fileHash}-${lines[0]}-${lines.at(-1)}`,
-      lines,
-      codes: slice.map((r) => r.input),
-    })
-  }
-  return chunks
+/** `batch-<sha256(file)[:16]>-<first line>-<last line>`: the same rows of the same file get the same key. */
+export function batchKey(fileHash: string, lines: readonly number[]): string {
+  return `batch-${fileHash}-${lines[0]}-${lines.at(-1)}`
 }
 
-const ITEM_ERROR = /^codes\[(\d+)\]\.?([^:]*):\s*(.*)$/s
+/** How many requests `rows` take. */
+export function batchCount(rows: number, size = BATCH_MAX): number {
+  return Math.ceil(rows / size)
+}
 
 /**
  * Pairs a batch answer with its rows: `errors` name the failed items by index
- * (`codes[3].targetUrl: …`), `items` are the created codes in input order.
+ * (`codes[3].targetUrl: …`, parsed by the contract), `items` are the created codes in input
+ * order. An item refused only because its externalId is taken was uploaded before: `exists`.
  */
-export function outcomesOf(chunk: Chunk, result: BatchResult): RowOutcome[] {
+export function outcomesOf(lines: readonly number[], result: BatchResult): RowOutcome[] {
   const failed = new Map<number, string[]>()
+  const existing = new Map<number, string>()
   const general: string[] = []
   for (const error of result.errors) {
-    const match = ITEM_ERROR.exec(error)
-    if (!match) {
-      general.push(error)
-      continue
+    const parts = parseBatchErrors(error)
+    if (parts.length === 0) general.push(error)
+    for (const part of parts) {
+      const holder = part.field === 'externalId' ? parseExternalIdTaken(part.message) : undefined
+      if (holder && parts.length === 1) existing.set(part.index, holder)
+      const message = part.field ? `${part.field}: ${part.message}` : part.message
+      failed.set(part.index, [...(failed.get(part.index) ?? []), message])
     }
-    const index = Number(match[1])
-    const message = match[2] ? `${match[2]}: ${match[3]}` : (match[3] ?? error)
-    failed.set(index, [...(failed.get(index) ?? []), message])
   }
   const items = [...result.items]
-  return chunk.lines.map((line, i) => {
+  return lines.map((line, i): RowOutcome => {
+    const id = existing.get(i)
+    if (id) return { line, status: 'exists', id }
     const errors = failed.get(i)
-    if (errors) return { line, ok: false, errors }
+    if (errors) return { line, status: 'failed', errors }
     const code = items.shift()
-    return code
-      ? { line, ok: true, code }
-      : { line, ok: false, errors: general.length ? general : ['not created'] }
+    if (code) return { line, status: 'created', code }
+    return { line, status: 'failed', errors: general.length ? general : ['not created'] }
   })
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason)
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
-/** Margin on top of `X-RateLimit-Reset`, which is rounded to whole seconds. */
-const RESET_MARGIN_MS = 250
-
 /**
- * Waits for the rate-limit window to reset when the last answer said nothing is left of it,
- * so a long upload spends the window and then pauses instead of earning 429s.
+ * Sends the rows through the SDK's `batches` (100 per request, paced, 429s waited out), each
+ * batch keyed by the file and its lines; batches the state file holds are reported without a
+ * request, and each new answer is recorded in it.
  */
-async function pace(client: Qrctl, hooks: UploadHooks, signal: AbortSignal): Promise<void> {
-  const limit = client.lastRateLimit
-  if (!limit || limit.remaining > 0) return
-  const ms = limit.resetAt.getTime() - Date.now() + RESET_MARGIN_MS
-  if (ms <= 0) return
-  hooks.onWait(ms, `rate limit of ${limit.limit} requests per window reached`)
-  await sleep(ms, signal)
-}
-
-const MAX_ATTEMPTS = 6
-
-/**
- * Sends one batch with its idempotency key. A 429 that survived the SDK's retries (someone
- * else spent the window) is waited out rather than failed. A 409 saying our key is still in
- * progress (this batch, from a run that was interrupted, is still running on the server) is
- * the SDK's to wait out; it returns the replayed answer once the server has stored it.
- */
-async function send(
-  client: Qrctl,
-  chunk: Chunk,
-  hooks: UploadHooks,
-  signal: AbortSignal,
-): Promise<{ result: BatchResult; replayed: boolean }> {
-  const { QrctlRateLimitError } = await loadSdk()
-  for (let attempt = 1; ; attempt++) {
-    await pace(client, hooks, signal)
-    try {
-      const result = await client.qrCodes.batch(chunk.codes, { idempotencyKey: chunk.key, signal })
-      // Batches go one at a time, so the latest answer is this one.
-      return { result, replayed: client.lastResponse?.replayed === true }
-    } catch (error) {
-      if (attempt >= MAX_ATTEMPTS || !(error instanceof QrctlRateLimitError)) throw error
-      const ms = (error.retryAfter ?? 1) * 1000 + RESET_MARGIN_MS
-      hooks.onWait(ms, 'rate limited by the server')
-      await sleep(ms, signal)
-    }
-  }
-}
-
-/** Sends every chunk in order; chunks the state file already holds are reported without a request. */
 export async function upload(
   client: Qrctl,
-  chunks: readonly Chunk[],
+  rows: readonly UploadRow[],
+  fileHash: string,
   state: BatchState,
   hooks: UploadHooks,
   signal: AbortSignal,
+  size = BATCH_MAX,
 ): Promise<void> {
-  for (const [index, chunk] of chunks.entries()) {
-    const saved = state.find(chunk.key, chunk.lines)
-    if (saved) {
-      hooks.onChunk({ index, chunk, outcomes: outcomesOf(chunk, saved.result), source: 'state' })
-      continue
-    }
-    const { result, replayed } = await send(client, chunk, hooks, signal)
-    await state.add({ key: chunk.key, lines: chunk.lines, result })
-    const source = replayed ? 'replayed' : 'sent'
-    hooks.onChunk({ index, chunk, outcomes: outcomesOf(chunk, result), source })
+  const linesOf = (offset: number, count: number) => rows.slice(offset, offset + count).map((r) => r.line)
+  const batches = client.qrCodes.batches(
+    rows.map((r) => r.input),
+    {
+      size,
+      signal,
+      idempotencyKey: (b) => batchKey(fileHash, linesOf(b.offset, b.codes.length)),
+      known: (b, key) => (key ? state.find(key, linesOf(b.offset, b.codes.length))?.result : undefined),
+      onWait: (ms, reason) => hooks.onWait(ms, reason),
+    },
+  )
+  for await (const batch of batches) {
+    const lines = linesOf(batch.offset, batch.codes.length)
+    if (batch.source !== 'known' && batch.idempotencyKey)
+      await state.add({ key: batch.idempotencyKey, lines, result: batch.result })
+    const source = batch.source === 'known' ? 'state' : batch.source
+    hooks.onChunk({ index: batch.index, lines, outcomes: outcomesOf(lines, batch.result), source })
   }
 }

@@ -2,8 +2,8 @@ import type { Analytics } from '@qrctl/sdk'
 import { type Command, Option } from 'commander'
 import { dayChart, hbar } from '../chart.js'
 import { PERIODS } from '../choices.js'
+import { codeRef, resolveCodeId } from '../code-ref.js'
 import { withExamples } from '../help.js'
-import { uuid } from '../options.js'
 import { tsvLine } from '../output.js'
 import type { Session } from '../session.js'
 import type { Ui } from '../ui.js'
@@ -63,7 +63,7 @@ export function registerAnalyticsCommand(program: Command, session: Session): vo
     .command('analytics')
     .alias('stats')
     .description('Scan analytics of a QR code: totals, top lists and scans per day')
-    .argument('<id>', 'the code id', uuid('QR code'))
+    .argument('<id>', 'the code id, or a dynamic code’s short code', codeRef())
     .addOption(new Option('-p, --period <period>', 'UTC days to cover').choices(PERIODS).default('30d'))
   withExamples(command, [
     'qrctl analytics 6f1c…',
@@ -74,7 +74,7 @@ export function registerAnalyticsCommand(program: Command, session: Session): vo
   command.action(async (id: string, flags: { period: Period }) => {
     const { ui } = session
     const data = await session.call(
-      (client) => client.qrCodes.analytics(id, { period: flags.period }),
+      async (client) => client.qrCodes.analytics(await resolveCodeId(client, id), { period: flags.period }),
       'Fetching analytics…',
     )
     if (session.json) ui.print(JSON.stringify(data, null, 2))

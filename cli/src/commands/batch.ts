@@ -11,12 +11,14 @@ export function registerBatchCommand(program: Command, session: Session): void {
     .option('--dry-run', 'check every row and stop; nothing is sent')
     .option(
       '-o, --out <file>',
-      'write each row’s result as CSV: line, status, id, name, shortCode, shortUrl, error',
+      'write each row’s result as CSV: line, status, id, name, shortCode, shortUrl, error, externalId',
     )
+    .option('--retry-failed <results>', 'send only the rows that failed in RESULTS.csv (an earlier --out)')
   withExamples(command, [
     'qrctl batch codes.csv --dry-run',
     'qrctl batch codes.csv --out results.csv',
     'cat codes.csv | qrctl batch - --json > results.json',
+    'qrctl batch codes.csv --retry-failed results.csv --out results2.csv',
   ])
   command.addHelpText(
     'after',
@@ -24,8 +26,12 @@ export function registerBatchCommand(program: Command, session: Session): void {
 CSV columns (header row; snake_case also works, e.g. content_type):
   name, contentType, content             required
   type, targetUrl                        static (default) or dynamic, and its redirect
+  externalId                             your key for the row (default: derived from the
+                                         file name and the row's content)
   foregroundColor, backgroundColor, errorCorrectionLevel, margin   style
 Re-running the same file resumes: finished batches are replayed, never created twice.
+Rows uploaded before (same externalId) are reported as such, not created again, so after
+fixing rows in place a re-run creates only the fixed ones.
 Exit status is 1 when any row failed; the failed rows are listed on stderr with their line numbers.
 `,
   )

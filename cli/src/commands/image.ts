@@ -2,10 +2,11 @@ import { writeFile } from 'node:fs/promises'
 import { extname } from 'node:path'
 import { type Command, Option } from 'commander'
 import { CONTENT_TYPES, type ContentTypeChoice, IMAGE_FORMATS, type ImageFormatChoice } from '../choices.js'
+import { codeRef, resolveCodeId } from '../code-ref.js'
 import { CliError, usageError } from '../errors.js'
 import { withExamples } from '../help.js'
 import { loadContract, loadRender } from '../lazy.js'
-import { addStyleOptions, integer, type StyleFlags, styleFromFlags, uuid } from '../options.js'
+import { addStyleOptions, integer, type StyleFlags, styleFromFlags } from '../options.js'
 import { valueOrStdin } from '../prompt.js'
 import type { Session } from '../session.js'
 import type { Ui } from '../ui.js'
@@ -73,7 +74,7 @@ function registerImage(program: Command, session: Session): void {
   const command = program
     .command('image')
     .description('Download the rendered image of a QR code (PNG, SVG or PDF)')
-    .argument('<id>', 'the code id', uuid('QR code'))
+    .argument('<id>', 'the code id, or a dynamic code’s short code', codeRef())
   addOutputOptions(command, 'write to FILE; "-" writes to stdout (default when stdout is not a terminal)')
   withExamples(command, [
     'qrctl image 6f1c… -o menu.png --size 1024',
@@ -88,8 +89,11 @@ function registerImage(program: Command, session: Session): void {
       throw usageError('Where should the image go?', 'Pass -o FILE (or -o - for stdout).')
     checkTarget(ui, target, format)
     const body = await session.call(
-      (client) =>
-        client.qrCodes.image(id, { format, ...(flags.size === undefined ? {} : { size: flags.size }) }),
+      async (client) =>
+        client.qrCodes.image(await resolveCodeId(client, id), {
+          format,
+          ...(flags.size === undefined ? {} : { size: flags.size }),
+        }),
       'Downloading…',
     )
     await writeImage(ui, target, format, body)

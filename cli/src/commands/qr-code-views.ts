@@ -14,7 +14,48 @@ function styleSummary(code: QrCode): string {
   return parts.filter(Boolean).join(', ') || 'default'
 }
 
-/** `qrctl list`: the table on a terminal, and the tab-separated fields (in this order) otherwise. */
+/** A URL as people read it in a table: `https://` is implied, `http://` is kept. */
+function bareUrl(url: string): string {
+  return url.replace(/^https:\/\//i, '')
+}
+
+/** Where a code leads: a dynamic code's target URL, a static code's content. */
+function destination(c: QrCode): string {
+  return c.targetUrl ? bareUrl(c.targetUrl) : c.content
+}
+
+/**
+ * `qrctl list` on a terminal. Fits 80 columns: the id is never cut; optional columns go
+ * first; then the name shrinks, and the destination last and from the middle, so a URL keeps
+ * its host and its tail. The short code stands for the short URL (`qrctl get` shows it whole).
+ */
+export const QR_CODE_TABLE: Column<QrCode>[] = [
+  { header: 'ID', value: (c) => c.id },
+  { header: 'NAME', value: (c) => c.name, shrink: true },
+  { header: 'TYPE', value: (c) => c.type, dropOrder: 4 },
+  { header: 'CODE', value: (c) => c.shortCode ?? '-' },
+  { header: 'TARGET / CONTENT', value: destination, shrink: true, minWidth: 22, ellipsis: 'middle' },
+  { header: 'SCANS', value: (c) => String(c.totalScans), dropOrder: 1 },
+  {
+    header: 'ACTIVE',
+    value: (c) => (c.isActive ? 'yes' : 'no'),
+    style: (text, color, c) => (c.isActive ? text : color.yellow(text)),
+    dropOrder: 3,
+  },
+  { header: 'CREATED', value: (c) => c.createdAt, display: (c) => shortTime(c.createdAt), dropOrder: 2 },
+]
+
+/** `qrctl list --deleted` on a terminal: when each code was deleted and will be purged. */
+export const DELETED_QR_CODE_TABLE: Column<QrCode>[] = [
+  ...QR_CODE_TABLE.filter((c) => c.header !== 'CREATED' && c.header !== 'ACTIVE'),
+  { header: 'DELETED', value: (c) => shortTime(c.deletedAt ?? null) },
+  { header: 'PURGED', value: (c) => shortTime(c.purgeAt ?? null), dropOrder: 5 },
+]
+
+/**
+ * The tab-separated fields, in this order, when piped (and of `qrctl get` piped). New fields
+ * are appended, so `cut -f` scripts keep working.
+ */
 export const QR_CODE_COLUMNS: Column<QrCode>[] = [
   { header: 'ID', value: (c) => c.id },
   { header: 'NAME', value: (c) => c.name, shrink: true },
@@ -30,6 +71,15 @@ export const QR_CODE_COLUMNS: Column<QrCode>[] = [
     style: (text, color, c) => (c.isActive ? text : color.yellow(text)),
   },
   { header: 'CREATED', value: (c) => c.createdAt, display: (c) => shortTime(c.createdAt), dropOrder: 2 },
+  { header: 'TARGET URL', value: (c) => c.targetUrl ?? '' },
+  { header: 'EXTERNAL ID', value: (c) => c.externalId ?? '' },
+]
+
+/** Piped `qrctl list --deleted`: the same fields, then deletedAt and purgeAt. */
+export const DELETED_QR_CODE_COLUMNS: Column<QrCode>[] = [
+  ...QR_CODE_COLUMNS,
+  { header: 'DELETED', value: (c) => c.deletedAt ?? '' },
+  { header: 'PURGED', value: (c) => c.purgeAt ?? '' },
 ]
 
 /** `qrctl get` on a terminal. */
@@ -47,6 +97,7 @@ export const QR_CODE_FIELDS: Column<QrCode>[] = [
     style: (text, color, c) => (c.isActive ? color.green(text) : color.yellow(text)),
   },
   { header: 'Scans', value: (c) => String(c.totalScans) },
+  { header: 'External ID', value: (c) => c.externalId ?? '-' },
   { header: 'Style', value: styleSummary },
   { header: 'Created', value: (c) => c.createdAt },
   { header: 'Updated', value: (c) => c.updatedAt },

@@ -1,6 +1,7 @@
 import type { CreateQrCodeParams, QrCode, UpdateQrCodeParams } from '@qrctl/sdk'
 import { type Command, Option } from 'commander'
 import { CONTENT_TYPES, type ContentTypeChoice, QR_TYPES, type QrTypeChoice } from '../choices.js'
+import { codeRef, resolveCodeId } from '../code-ref.js'
 import { usageError } from '../errors.js'
 import { withExamples } from '../help.js'
 import {
@@ -9,13 +10,18 @@ import {
   type PageFlags,
   type StyleFlags,
   styleFromFlags,
-  uuid,
 } from '../options.js'
 import { printList, printRecord } from '../output.js'
 import { confirm, valueOrStdin } from '../prompt.js'
 import type { Session } from '../session.js'
 import { registerAnalyticsCommand } from './analytics.js'
-import { QR_CODE_COLUMNS, QR_CODE_FIELDS } from './qr-code-views.js'
+import {
+  DELETED_QR_CODE_COLUMNS,
+  DELETED_QR_CODE_TABLE,
+  QR_CODE_COLUMNS,
+  QR_CODE_FIELDS,
+  QR_CODE_TABLE,
+} from './qr-code-views.js'
 
 interface CreateFlags extends StyleFlags {
   name: string
@@ -23,14 +29,32 @@ interface CreateFlags extends StyleFlags {
   content: string
   type?: QrTypeChoice
   targetUrl?: string
+  externalId?: string
 }
 
 interface UpdateFlags extends StyleFlags {
   name?: string
   content?: string
   targetUrl?: string
+  /** `--external-id ID`, or `--no-external-id` (false) to clear it. */
+  externalId?: string | false
   active?: boolean
   inactive?: boolean
+}
+
+/** The flags of `create` and `update` by the API field they set, for error messages. */
+const CODE_FLAGS = {
+  name: '--name',
+  contentType: '--content-type',
+  content: '--content',
+  type: '--type',
+  targetUrl: '--target-url',
+  externalId: '--external-id',
+  style: '--fg/--bg/--ec/--margin',
+  'style.foregroundColor': '--fg',
+  'style.backgroundColor': '--bg',
+  'style.errorCorrectionLevel': '--ec',
+  'style.margin': '--margin',
 }
 
 function showCode(session: Session, code: QrCode): void {
@@ -52,6 +76,7 @@ function registerCreate(program: Command, session: Session): void {
       ),
     )
     .option('--target-url <url>', 'redirect destination of a dynamic code (default: the content, for urls)')
+    .option('--external-id <id>', 'your own key for the code, unique among your codes (1–255 characters)')
   addStyleOptions(command)
   withExamples(command, [
     'qrctl create --name Menu --content https://example.com/menu --type dynamic',
@@ -60,6 +85,7 @@ function registerCreate(program: Command, session: Session): void {
     'qrctl create --name Promo --content https://example.com --fg "#1A1A2E" --margin 2 --json',
   ])
   command.action(async (flags: CreateFlags) => {
+    session.flagNames = CODE_FLAGS
     const style = styleFromFlags(flags)
     const params: CreateQrCodeParams = {
       name: flags.name,
@@ -67,6 +93,7 @@ function registerCreate(program: Command, session: Session): void {
       content: await valueOrStdin(session.ui, flags.content),
       ...(flags.type ? { type: flags.type } : {}),
       ...(flags.targetUrl ? { targetUrl: flags.targetUrl } : {}),
+      ...(flags.externalId === undefined ? {} : { externalId: flags.externalId }),
       ...(style ? { style } : {}),
     }
     const code = await session.call((client) => client.qrCodes.create(params), 'Creating…')
@@ -75,22 +102,38 @@ function registerCreate(program: Command, session: Session): void {
   })
 }
 
+interface ListFlags extends PageFlags {
+  type?: QrTypeChoice
+  deleted?: boolean
+  externalId?: string
+}
+
 function registerList(program: Command, session: Session): void {
   const command = program
     .command('list')
     .alias('ls')
     .description('List QR codes, newest first')
     .addOption(new Option('--type <type>', 'only codes of this type').choices(QR_TYPES))
-  addPageOptions(command, 'codes')
+    .option('--deleted', 'deleted codes that can still be restored, newest deletion first')
+    .option('--external-id <id>', 'only the code with this externalId')
   withExamples(command, [
     'qrctl list',
     'qrctl list --type dynamic --limit 10',
     'qrctl list --all --json | jq -r ".[].shortUrl"',
     'qrctl list --all | cut -f1,2   # id and name, tab-separated when piped',
+    'qrctl list --deleted           # restorable for 30 days: qrctl restore ID',
   ])
-  command.action(async (flags: PageFlags & { type?: QrTypeChoice }) => {
+  addPageOptions(command, 'codes')
+  command.action(async (flags: ListFlags) => {
     const { ui } = session
-    const filter = flags.type ? { type: flags.type } : {}
+    const filter = {
+      ...(flags.type ? { type: flags.type } : {}),
+      ...(flags.deleted ? { deleted: true } : {}),
+      ...(flags.externalId === undefined ? {} : { externalId: flags.externalId }),
+    }
+    const [columns, table] = flags.deleted
+      ? [DELETED_QR_CODE_COLUMNS, DELETED_QR_CODE_TABLE]
+      : [QR_CODE_COLUMNS, QR_CODE_TABLE]
     if (flags.all) {
       const codes = await session.call(async (client) => {
         const all: QrCode[] = []
@@ -100,7 +143,7 @@ function registerList(program: Command, session: Session): void {
         }
         return all
       }, 'Fetching codes…')
-      printList(ui, session, codes, QR_CODE_COLUMNS)
+      printList(ui, session, codes, columns, table)
       if (codes.length === 0 && ui.stderrIsTty && !session.json) ui.info('No QR codes found.')
       return
     }
@@ -113,12 +156,13 @@ function registerList(program: Command, session: Session): void {
         }),
       'Fetching codes…',
     )
-    printList(ui, session, page.data, QR_CODE_COLUMNS)
+    printList(ui, session, page.data, columns, table)
     if (!ui.stderrIsTty || session.json) return
     if (page.data.length === 0) {
-      ui.info(
-        page.total === 0 ? 'No QR codes yet. Create one with `qrctl create`.' : 'No codes on this page.',
-      )
+      const none = flags.deleted
+        ? 'No deleted codes to restore.'
+        : 'No QR codes yet. Create one with `qrctl create`.'
+      ui.info(page.total === 0 ? none : 'No codes on this page.')
       return
     }
     const end = page.offset + page.data.length
@@ -136,10 +180,13 @@ function registerGet(program: Command, session: Session): void {
     .command('get')
     .alias('view')
     .description('Show one QR code')
-    .argument('<id>', 'the code id', uuid('QR code'))
+    .argument('<id>', 'the code id, or a dynamic code’s short code', codeRef())
   withExamples(command, ['qrctl get 6f1c…', 'qrctl get 6f1c… --json | jq .shortUrl'])
-  command.action(async (id: string) => {
-    showCode(session, await session.call((client) => client.qrCodes.get(id)))
+  command.action(async (ref: string) => {
+    showCode(
+      session,
+      await session.call(async (client) => client.qrCodes.get(await resolveCodeId(client, ref))),
+    )
   })
 }
 
@@ -150,6 +197,9 @@ async function updateParams(session: Session, id: string, flags: UpdateFlags): P
     ...(flags.name === undefined ? {} : { name: flags.name }),
     ...(flags.content === undefined ? {} : { content: await valueOrStdin(session.ui, flags.content) }),
     ...(flags.targetUrl === undefined ? {} : { targetUrl: flags.targetUrl }),
+    ...(flags.externalId === undefined
+      ? {}
+      : { externalId: flags.externalId === false ? null : flags.externalId }),
     ...(flags.active ? { isActive: true } : {}),
     ...(flags.inactive ? { isActive: false } : {}),
   }
@@ -161,7 +211,7 @@ async function updateParams(session: Session, id: string, flags: UpdateFlags): P
   if (Object.keys(params).length === 0)
     throw usageError(
       'Nothing to update',
-      'Pass at least one of --name, --content, --target-url, --active, --inactive, --fg, --bg, --ec, --margin.',
+      'Pass at least one of --name, --content, --target-url, --external-id, --active, --inactive, --fg, --bg, --ec, --margin.',
     )
   return params
 }
@@ -171,10 +221,12 @@ function registerUpdate(program: Command, session: Session): void {
     .command('update')
     .alias('edit')
     .description('Change a QR code (its type and content type never change)')
-    .argument('<id>', 'the code id', uuid('QR code'))
+    .argument('<id>', 'the code id, or a dynamic code’s short code', codeRef())
     .option('-n, --name <name>', 'new name')
     .option('-c, --content <content>', 'new content ("-" reads stdin); a static code’s image changes with it')
     .option('--target-url <url>', 'new redirect destination (dynamic codes only), effective at once')
+    .option('--external-id <id>', 'set your own key for the code')
+    .option('--no-external-id', 'clear it')
     .option('--active', 'resume a paused dynamic code')
     .option('--inactive', 'pause a dynamic code: its short link answers 410')
   addStyleOptions(command)
@@ -183,7 +235,9 @@ function registerUpdate(program: Command, session: Session): void {
     'qrctl update 6f1c… --inactive',
     'qrctl update 6f1c… --fg "#003366" --ec Q',
   ])
-  command.action(async (id: string, flags: UpdateFlags) => {
+  command.action(async (ref: string, flags: UpdateFlags) => {
+    session.flagNames = CODE_FLAGS
+    const id = await session.call((client) => resolveCodeId(client, ref))
     const params = await updateParams(session, id, flags)
     const code = await session.call((client) => client.qrCodes.update(id, params), 'Updating…')
     showCode(session, code)
@@ -196,11 +250,12 @@ function registerDelete(program: Command, session: Session): void {
     .command('delete')
     .alias('rm')
     .description('Delete a QR code (restorable for 30 days)')
-    .argument('<id>', 'the code id', uuid('QR code'))
+    .argument('<id>', 'the code id, or a dynamic code’s short code', codeRef())
     .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
   withExamples(command, ['qrctl delete 6f1c…', 'qrctl delete 6f1c… --yes'])
-  command.action(async (id: string, flags: { yes?: boolean }) => {
+  command.action(async (ref: string, flags: { yes?: boolean }) => {
     const { ui } = session
+    const id = await session.call((client) => resolveCodeId(client, ref))
     if (!flags.yes && ui.stdinIsTty) {
       const code = await session.call((client) => client.qrCodes.get(id))
       await confirm(ui, `Delete QR code '${code.name}' (${code.id})?`, flags)
@@ -217,10 +272,13 @@ function registerRestore(program: Command, session: Session): void {
   const command = program
     .command('restore')
     .description('Bring back a QR code deleted in the last 30 days')
-    .argument('<id>', 'the code id', uuid('QR code'))
+    .argument('<id>', 'the code id, or a dynamic code’s short code', codeRef())
   withExamples(command, ['qrctl restore 6f1c…'])
-  command.action(async (id: string) => {
-    const code = await session.call((client) => client.qrCodes.restore(id), 'Restoring…')
+  command.action(async (ref: string) => {
+    const code = await session.call(
+      async (client) => client.qrCodes.restore(await resolveCodeId(client, ref, { deleted: true })),
+      'Restoring…',
+    )
     showCode(session, code)
     if (session.ui.stderrIsTty && !session.json) session.ui.success(`Restored ${code.id}`)
   })

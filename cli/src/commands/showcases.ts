@@ -1,6 +1,7 @@
 import type { CreateShowcaseParams, Showcase, UpdateShowcaseParams } from '@qrctl/sdk'
 import { type Command, InvalidArgumentError, Option } from 'commander'
 import { TEMPLATES } from '../choices.js'
+import { codeRef, resolveCodeId } from '../code-ref.js'
 import { usageError } from '../errors.js'
 import { withExamples } from '../help.js'
 import { addPageOptions, type PageFlags, uuid } from '../options.js'
@@ -78,6 +79,52 @@ function pair(what: string) {
   }
 }
 
+/** The flags of `showcase create` and `update` by the API field they set, for error messages. */
+const SHOWCASE_FLAGS = {
+  qrCodeId: '--code',
+  title: '--title',
+  description: '--description',
+  slug: '--slug',
+  template: '--template',
+  logoUrl: '--logo-url',
+  customBackgroundUrl: '--background-url',
+  'customColors.primary': '--primary-color',
+  'customColors.secondary': '--secondary-color',
+  'customColors.background': '--background-color',
+  'customColors.text': '--text-color',
+  showBranding: '--branding',
+  socialLinks: '--social',
+  ctaButtons: '--cta',
+  isActive: '--active/--inactive',
+}
+
+/** `--social` and `--cta`, on create and update. */
+function addLinkOptions(command: Command): Command {
+  return command
+    .option(
+      '--social <platform=url>',
+      'a social link (repeat for more, up to 10; replaces the list)',
+      pair('platform'),
+    )
+    .option(
+      '--cta <label=url>',
+      'a call-to-action button, http(s), tel:, mailto: or sms: (repeat for more, up to 5; replaces the list)',
+      pair('label'),
+    )
+}
+
+interface LinkFlags {
+  social?: { name: string; url: string }[]
+  cta?: { name: string; url: string }[]
+}
+
+function linksFrom(flags: LinkFlags) {
+  return {
+    ...(flags.social ? { socialLinks: flags.social.map((l) => ({ platform: l.name, url: l.url })) } : {}),
+    ...(flags.cta ? { ctaButtons: flags.cta.map((b) => ({ label: b.name, url: b.url })) } : {}),
+  }
+}
+
 function addPageSettingOptions(command: Command): Command {
   return command
     .option('--description <text>', 'text under the title, up to 2000 characters')
@@ -124,12 +171,12 @@ function registerList(showcases: Command, session: Session): void {
     .command('list')
     .alias('ls')
     .description('List showcases, newest first')
-    .option('--code <id>', 'only the showcases of this QR code', uuid('QR code'))
+    .option('--code <id>', 'only the showcases of this QR code (id or short code)', codeRef())
   addPageOptions(command, 'showcases')
   withExamples(command, ['qrctl showcase list', 'qrctl showcase list --code 6f1c… --json'])
   command.action(async (flags: PageFlags & { code?: string }) => {
-    const filter = flags.code ? { qrCodeId: flags.code } : {}
     const rows = await session.call(async (client) => {
+      const filter = flags.code ? { qrCodeId: await resolveCodeId(client, flags.code) } : {}
       if (!flags.all)
         return (
           await client.showcases.list({
@@ -153,22 +200,29 @@ function registerCreate(showcases: Command, session: Session): void {
   const command = showcases
     .command('create')
     .description('Create a landing page for one of your QR codes')
-    .requiredOption('--code <id>', 'the QR code the page belongs to', uuid('QR code'))
+    .requiredOption('--code <id>', 'the QR code the page belongs to (id or short code)', codeRef())
     .requiredOption('--title <title>', 'page title, 1–200 characters')
-  addPageSettingOptions(command)
+  addLinkOptions(addPageSettingOptions(command))
   withExamples(command, [
     'qrctl showcase create --code 6f1c… --title "Spring menu" --template modern',
     'qrctl showcase create --code 6f1c… --title Menu --slug menu --primary-color "#c0392b" --no-branding',
+    'qrctl showcase create --code 6f1c… --title Cafe --social instagram=https://instagram.com/cafe --cta "Call=tel:+4930123456"',
   ])
-  command.action(async (flags: PageSettingFlags & { code: string; title: string }) => {
+  command.action(async (flags: PageSettingFlags & LinkFlags & { code: string; title: string }) => {
+    session.flagNames = SHOWCASE_FLAGS
     const colors = colorsFrom(flags)
-    const params: CreateShowcaseParams = {
-      ...pageSettings(flags),
-      qrCodeId: flags.code,
-      title: flags.title,
-      ...(colors ? { customColors: colors } : {}),
-    }
-    const showcase = await session.call((client) => client.showcases.create(params), 'Creating…')
+    const links = linksFrom(flags)
+    const showcase = await session.call(async (client) => {
+      const params: CreateShowcaseParams = {
+        ...pageSettings(flags),
+        qrCodeId: await resolveCodeId(client, flags.code),
+        title: flags.title,
+        ...(colors ? { customColors: colors } : {}),
+      }
+      // The API's create takes no links (spec); they follow in one PATCH.
+      const created = await client.showcases.create(params)
+      return Object.keys(links).length > 0 ? client.showcases.update(created.id, links) : created
+    }, 'Creating…')
     show(session, showcase)
     if (session.ui.stderrIsTty && !session.json) session.ui.success(`Created showcase ${showcase.url}`)
   })
@@ -186,11 +240,9 @@ function registerGet(showcases: Command, session: Session): void {
   })
 }
 
-interface UpdateFlags extends PageSettingFlags {
+interface UpdateFlags extends PageSettingFlags, LinkFlags {
   active?: boolean
   inactive?: boolean
-  social?: { name: string; url: string }[]
-  cta?: { name: string; url: string }[]
 }
 
 function registerUpdate(showcases: Command, session: Session): void {
@@ -200,17 +252,7 @@ function registerUpdate(showcases: Command, session: Session): void {
     .description('Change a showcase')
     .argument('<id>', 'the showcase id', uuid('showcase'))
     .option('--title <title>', 'new title')
-  addPageSettingOptions(command)
-    .option(
-      '--social <platform=url>',
-      'a social link (repeat for more, up to 10; replaces the list)',
-      pair('platform'),
-    )
-    .option(
-      '--cta <label=url>',
-      'a call-to-action button (repeat for more, up to 5; replaces the list)',
-      pair('label'),
-    )
+  addLinkOptions(addPageSettingOptions(command))
     .option('--active', 'publish the page again')
     .option('--inactive', 'take the page offline')
   withExamples(command, [
@@ -219,13 +261,13 @@ function registerUpdate(showcases: Command, session: Session): void {
     'qrctl showcase update 9d2a… --inactive',
   ])
   command.action(async (id: string, flags: UpdateFlags) => {
+    session.flagNames = SHOWCASE_FLAGS
     if (flags.active && flags.inactive) throw usageError('Pass --active or --inactive, not both')
     const params: UpdateShowcaseParams = {
       ...pageSettings(flags),
       ...(flags.active ? { isActive: true } : {}),
       ...(flags.inactive ? { isActive: false } : {}),
-      ...(flags.social ? { socialLinks: flags.social.map((l) => ({ platform: l.name, url: l.url })) } : {}),
-      ...(flags.cta ? { ctaButtons: flags.cta.map((b) => ({ label: b.name, url: b.url })) } : {}),
+      ...linksFrom(flags),
     }
     const colors = colorsFrom(flags)
     const showcase = await session.call(async (client) => {

@@ -29,6 +29,21 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+const CONTACT_LINK = [
+  /^tel:\+?[0-9][0-9().-]*$/i,
+  /^sms:\+?[0-9][0-9().-]*(?:\?body=[^\s]*)?$/i,
+  /^mailto:[^\s@?]+@[^\s@?]+(?:\?[^\s]*)?$/i,
+]
+
+/**
+ * A link a call-to-action button may carry (DESIGN §9): an absolute http(s) URL, or a
+ * `tel:`, `mailto:` or `sms:` link, which phones open in their dialler, mail or messages app.
+ */
+export function isCtaUrl(value: string): boolean {
+  if (isHttpUrl(value)) return true
+  return !hasSpaceOrControl(value) && CONTACT_LINK.some((pattern) => pattern.test(value))
+}
+
 /** An absolute http(s) URL of at most `max` characters. */
 export function httpUrl(max = 2048) {
   return z

@@ -78,6 +78,13 @@ const content = z
   .refine((value) => new TextEncoder().encode(value).length <= 4096, 'Must be at most 4096 bytes')
 const targetUrl = httpUrl(2048)
 
+/** The customer's own key for a code: 1–255 characters, unique per account among live codes. */
+export const ExternalId = z
+  .string()
+  .min(1, 'Must not be empty')
+  .max(255, 'Must be at most 255 characters')
+  .describe('Your own key for the code (1–255 characters), unique among your codes that are not deleted')
+
 /** The type a new code gets: explicit `type`, else `dynamic` when a target URL is given (DESIGN §5). */
 export function resolveType(input: {
   type?: QrType | undefined
@@ -102,6 +109,7 @@ const createShape = {
   type: QrType.optional().describe('Default `static`, or `dynamic` when targetUrl is given'),
   targetUrl: targetUrl.nullable().optional().describe('Redirect destination of a dynamic code (http/https)'),
   style: Style.nullable().optional(),
+  externalId: ExternalId.optional(),
 }
 
 /** A new QR code. */
@@ -140,6 +148,7 @@ export const UpdateQrCode = strictObject(
     targetUrl: targetUrl.nullable().optional().describe('New redirect destination (dynamic codes only)'),
     isActive: z.boolean().optional().describe('false pauses a dynamic code: its short link answers 410'),
     style: Style.nullable().optional(),
+    externalId: ExternalId.nullable().optional().describe('Sets your key for the code; null clears it'),
   },
   {
     type: "Unknown field 'type': a code's type cannot change after creation; create a new code instead",
@@ -169,16 +178,35 @@ export const QrCode = z
     style: StyleOut.nullable(),
     isActive: z.boolean(),
     totalScans: z.number().int(),
+    externalId: z.string().nullable().describe('Your own key for the code; null when none was given'),
     createdAt: z.string().datetime(),
     updatedAt: z.string().datetime(),
+    deletedAt: z
+      .string()
+      .datetime()
+      .optional()
+      .describe('When the code was deleted; only on codes listed with `deleted=true`'),
+    purgeAt: z
+      .string()
+      .datetime()
+      .optional()
+      .describe('When a deleted code will be purged (deletedAt + 30 days); only with `deleted=true`'),
     assets: Assets,
   })
   .describe('A QR code')
 export type QrCode = z.infer<typeof QrCode>
 
+/** A dynamic code's short code: 7 characters of base62. */
+export const ShortCode = z.string().regex(/^[0-9A-Za-z]{7}$/, 'Must be 7 characters of 0-9, A-Z, a-z')
+
 export const ListQrCodesQuery = strictObject({
   ...pageQuery(),
   type: QrType.optional().describe('Only codes of this type'),
+  externalId: ExternalId.optional().describe('Only the code with this externalId'),
+  shortCode: ShortCode.optional().describe('Only the dynamic code with this short code'),
+  deleted: QueryBoolean.optional().describe(
+    'true lists deleted codes that can still be restored, newest deletion first, with deletedAt and purgeAt',
+  ),
 })
 export type ListQrCodesQuery = z.infer<typeof ListQrCodesQuery>
 
@@ -218,6 +246,44 @@ export const BatchResult = z.object({
   items: z.array(QrCode).describe('The created codes, in input order'),
 })
 export type BatchResult = z.infer<typeof BatchResult>
+
+/** One problem of one batch item: which item, which field (`''` for the item as a whole), what. */
+export interface BatchItemError {
+  index: number
+  field: string
+  message: string
+}
+
+/** `codes[3].targetUrl: Invalid URL`: how a batch item's problem is written in `errors` (DESIGN §6). */
+export function formatBatchError(error: BatchItemError): string {
+  return `codes[${error.index}]${error.field ? `.${error.field}` : ''}: ${error.message}`
+}
+
+const BATCH_ERROR = /^codes\[(\d+)\](?:\.([^:]*))?:\s*(.*)$/s
+
+/**
+ * The problems one `errors` string names: one per `codes[i]…` part (an item with several
+ * problems is one string, its parts joined by `; `). Empty for a string that names no item.
+ * @example parseBatchErrors('codes[3].targetUrl: Invalid URL') // [{ index: 3, field: 'targetUrl', message: 'Invalid URL' }]
+ */
+export function parseBatchErrors(text: string): BatchItemError[] {
+  return text.split(/; (?=codes\[\d+\])/).flatMap((part) => {
+    const match = BATCH_ERROR.exec(part)
+    return match ? [{ index: Number(match[1]), field: match[2] ?? '', message: match[3] ?? '' }] : []
+  })
+}
+
+/** The message of a create whose externalId another live code holds (409, or a batch item's error). */
+export function externalIdTakenMessage(existingId: string): string {
+  return `This externalId is already used by QR code ${existingId}`
+}
+
+const EXTERNAL_ID_TAKEN = /already used by QR code ([0-9a-f-]{36})/
+
+/** The id named by `externalIdTakenMessage`, or undefined for any other message. */
+export function parseExternalIdTaken(message: string): string | undefined {
+  return EXTERNAL_ID_TAKEN.exec(message)?.[1]
+}
 
 export const ImageQuery = strictObject({
   size: z.coerce

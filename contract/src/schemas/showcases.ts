@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { contrastRatio } from '../payload/contrast.js'
-import { HexColor, httpUrl, pageQuery, strictObject, Uuid } from './common.js'
+import { HexColor, httpUrl, isCtaUrl, pageQuery, strictObject, Uuid } from './common.js'
 
 export const TEMPLATES = ['minimal', 'modern', 'bold', 'professional', 'dark'] as const
 export const Template = z.enum(TEMPLATES)
@@ -40,7 +40,11 @@ export type SocialLink = z.infer<typeof SocialLink>
 
 export const CtaButton = strictObject({
   label: z.string().min(1, 'Must not be empty').max(40, 'Must be at most 40 characters'),
-  url: httpUrl(),
+  url: z
+    .string()
+    .max(2048, 'Must be at most 2048 characters')
+    .refine(isCtaUrl, 'Must be an absolute http:// or https:// URL, or a tel:, mailto: or sms: link')
+    .describe('http(s) URL, or a tel:, mailto: or sms: link'),
 })
 export type CtaButton = z.infer<typeof CtaButton>
 

@@ -1,8 +1,14 @@
 import { type Api, bodyOf, pathId } from '../api.js'
-import { chunk, countFailedItems, reindexError } from '../batch.js'
+import {
+  type BatchAnswer,
+  type BatchesOptions,
+  type BatchSender,
+  countFailedItems,
+  reindexError,
+  runBatches,
+} from '../batch.js'
 import { checkRequestOptions, type RequestOptions } from '../options.js'
 import { paginate } from '../paginate.js'
-import { sleep } from '../retry.js'
 import type { Transport } from '../transport.js'
 import type {
   Analytics,
@@ -50,14 +56,6 @@ export interface CreateManyOptions extends Omit<RequestOptions, 'idempotencyKey'
   idempotencyKeyPrefix?: string
   /** Validate every item and create nothing. */
   dryRun?: boolean
-}
-
-/** Waits out an exhausted rate-limit window before the next batch instead of earning a 429. */
-async function paceBatches(transport: Transport, signal: AbortSignal | undefined): Promise<void> {
-  const rateLimit = transport.lastRateLimit
-  if (!rateLimit || rateLimit.remaining > 0) return
-  const waitMs = rateLimit.resetAt.getTime() - Date.now()
-  if (waitMs > 0) await sleep(waitMs, signal)
 }
 
 /** Bodies of binary answers: the transport reads every non-text answer as bytes (`readBody`). */
@@ -165,13 +163,41 @@ export class QrCodes {
    * @example const { created, errors, items } = await qrctl.qrCodes.batch(codes, { dryRun: true })
    */
   async batch(codes: CreateQrCodeParams[], options: BatchOptions = {}): Promise<BatchResult> {
+    return (await this.#sendBatch(codes, options)).result
+  }
+
+  /** One batch request, with whether the server replayed it (its own answer, not `lastResponse`). */
+  async #sendBatch(
+    codes: CreateQrCodeParams[],
+    options: BatchOptions,
+  ): Promise<{ result: BatchResult; replayed: boolean }> {
     const { dryRun, ...requestOptions } = options
     const response = await this.#api.qrCodes.batch({
       query: dryRun === undefined ? {} : { dryRun },
       body: { codes },
       requestOptions: checkRequestOptions(requestOptions),
     })
-    return bodyOf(response, 201).data
+    const result = bodyOf(response, 201).data
+    return { result, replayed: response.headers.get('idempotent-replayed') === 'true' }
+  }
+
+  /**
+   * Any number of codes, sent as batches of 100 one after the other, each yielded with its
+   * answer as it arrives. Waits for the rate-limit window to reset instead of earning a 429
+   * (`onWait` is told), and says per batch whether the server replayed it from its
+   * Idempotency-Key store. `idempotencyKey` derives each batch's key from the input, so a
+   * re-run resumes; `known` skips batches whose answer you saved.
+   * @example for await (const b of qrctl.qrCodes.batches(codes, { idempotencyKey: (b) => `import-7-${b.index}` })) console.log(b.index, b.source, b.result.created)
+   */
+  batches(
+    codes: readonly CreateQrCodeParams[],
+    options: BatchesOptions = {},
+  ): AsyncGenerator<BatchAnswer, void, undefined> {
+    const sender: BatchSender = {
+      send: (batch, sendOptions) => this.#sendBatch(batch, sendOptions),
+      lastRateLimit: () => this.#transport.lastRateLimit,
+    }
+    return runBatches(sender, codes, options)
   }
 
   /**
@@ -180,23 +206,20 @@ export class QrCodes {
    * @example const result = await qrctl.qrCodes.createMany(codes, { onProgress: (p) => console.error(`${p.done}/${p.total}`) })
    */
   async createMany(codes: CreateQrCodeParams[], options: CreateManyOptions = {}): Promise<BatchResult> {
-    const { onProgress, idempotencyKeyPrefix, dryRun, ...requestOptions } = options
+    const { onProgress, idempotencyKeyPrefix, ...batchOptions } = options
     const result: BatchResult = { created: 0, errors: [], items: [] }
     let done = 0
     let failed = 0
-    for (const [k, batch] of chunk(codes).entries()) {
-      if (k > 0) await paceBatches(this.#transport, requestOptions.signal)
-      const answer = await this.batch(batch, {
-        ...requestOptions,
-        ...(dryRun === undefined ? {} : { dryRun }),
-        ...(idempotencyKeyPrefix === undefined ? {} : { idempotencyKey: `${idempotencyKeyPrefix}-${k}` }),
-      })
-      const errors = answer.errors.map((error) => reindexError(error, done))
-      result.created += answer.created
-      result.errors.push(...errors)
-      result.items.push(...answer.items)
-      done += batch.length
-      failed += countFailedItems(answer.errors)
+    const keyed =
+      idempotencyKeyPrefix === undefined
+        ? batchOptions
+        : { ...batchOptions, idempotencyKey: (b: { index: number }) => `${idempotencyKeyPrefix}-${b.index}` }
+    for await (const batch of this.batches(codes, keyed)) {
+      result.created += batch.result.created
+      result.errors.push(...batch.result.errors.map((error) => reindexError(error, batch.offset)))
+      result.items.push(...batch.result.items)
+      done += batch.codes.length
+      failed += countFailedItems(batch.result.errors)
       onProgress?.({ done, total: codes.length, created: result.created, failed })
     }
     return result

@@ -40,6 +40,7 @@ export interface QrCodesTable {
   style: string | null
   is_active: number
   total_scans: Generated<number>
+  external_id: string | null
   created_at: string
   updated_at: string
   deleted_at: string | null

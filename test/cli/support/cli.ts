@@ -83,6 +83,8 @@ export interface RunOptions {
   tty?: Tty
   cwd?: string
   timeoutMs?: number
+  /** The terminal's width, with a terminal (default 120). */
+  cols?: number
 }
 
 export interface RunResult {
@@ -134,11 +136,15 @@ export function startCli(args: readonly string[], options: RunOptions = {}): Run
   const child =
     tty === 'none'
       ? spawn(process.execPath, [MAIN, ...args], { env, cwd: options.cwd, detached: true })
-      : spawn('script', ['-qec', `stty cols 120 rows 40; ${command}${redirect}`, '/dev/null'], {
-          env,
-          cwd: options.cwd,
-          detached: true,
-        })
+      : spawn(
+          'script',
+          ['-qec', `stty cols ${options.cols ?? 120} rows 40; ${command}${redirect}`, '/dev/null'],
+          {
+            env,
+            cwd: options.cwd,
+            detached: true,
+          },
+        )
   const out: Buffer[] = []
   const err: Buffer[] = []
   const answers = [...(options.answers ?? [])]

@@ -2,6 +2,8 @@ import type { Migration } from 'kysely'
 import * as initial from './2026_11_21_0900_initial.js'
 import * as createShowcases from './2026_11_22_1000_create_showcases.js'
 import * as createScans from './2026_11_22_1100_create_scans.js'
+import * as addExternalId from './2026_11_24_1200_add_external_id.js'
+import * as uniqueExternalId from './2026_11_24_1210_unique_external_id.js'
 
 /**
  * Every migration, in order. A static list (not a folder scan) so the same code runs from
@@ -11,4 +13,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0900_initial': initial,
   '2026_11_22_1000_create_showcases': createShowcases,
   '2026_11_22_1100_create_scans': createScans,
+  '2026_11_24_1200_add_external_id': addExternalId,
+  '2026_11_24_1210_unique_external_id': uniqueExternalId,
 }

@@ -16,6 +16,7 @@ export interface QrCodeRecord {
   style: Style | null
   isActive: boolean
   totalScans: number
+  externalId: string | null
   createdAt: string
   updatedAt: string
   deletedAt: string | null
@@ -45,6 +46,7 @@ export function toQrCodeRecord(row: Selectable<QrCodesTable>): QrCodeRecord {
     style: parseStyle(row.style),
     isActive: Boolean(row.is_active),
     totalScans: Number(row.total_scans),
+    externalId: row.external_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
@@ -68,6 +70,7 @@ export async function insertQrCodes(db: Db, records: QrCodeRecord[]): Promise<vo
         style: r.style ? JSON.stringify(r.style) : null,
         is_active: r.isActive ? 1 : 0,
         total_scans: r.totalScans,
+        external_id: r.externalId,
         created_at: r.createdAt,
         updated_at: r.updatedAt,
         deleted_at: r.deletedAt,
@@ -121,21 +124,35 @@ export async function findDeletedQrCode(
   return row && toQrCodeRecord(row)
 }
 
+export interface QrCodeFilters {
+  limit: number
+  offset: number
+  type?: QrType | undefined
+  externalId?: string | undefined
+  shortCode?: string | undefined
+  /** Deleted codes instead of live ones: those deleted at or after this time, newest deletion first. */
+  deletedSince?: string | undefined
+}
+
 export async function listQrCodes(
   db: Db,
   accountId: string,
-  page: { limit: number; offset: number; type?: QrType | undefined },
+  page: QrCodeFilters,
 ): Promise<{ records: QrCodeRecord[]; total: number }> {
-  let query = db.selectFrom('qr_codes').where('account_id', '=', accountId).where('deleted_at', 'is', null)
+  let query = db.selectFrom('qr_codes').where('account_id', '=', accountId)
+  query =
+    page.deletedSince === undefined
+      ? query.where('deleted_at', 'is', null)
+      : query.where('deleted_at', '>=', page.deletedSince)
   if (page.type) query = query.where('type', '=', page.type)
+  if (page.externalId !== undefined) query = query.where('external_id', '=', page.externalId)
+  if (page.shortCode !== undefined) query = query.where('short_code', '=', page.shortCode)
+  const ordered =
+    page.deletedSince === undefined
+      ? query.selectAll().orderBy('created_at', 'desc')
+      : query.selectAll().orderBy('deleted_at', 'desc')
   const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
+    ordered.orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
     query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ])
   return { records: rows.map(toQrCodeRecord), total: Number(count.n) }
@@ -147,6 +164,7 @@ export interface QrCodeChanges {
   targetUrl?: string | null
   isActive?: boolean
   style?: Style | null
+  externalId?: string | null
   updatedAt: string
 }
 
@@ -164,6 +182,7 @@ export async function updateQrCode(
       ...(changes.targetUrl !== undefined && { target_url: changes.targetUrl }),
       ...(changes.isActive !== undefined && { is_active: changes.isActive ? 1 : 0 }),
       ...(changes.style !== undefined && { style: changes.style ? JSON.stringify(changes.style) : null }),
+      ...(changes.externalId !== undefined && { external_id: changes.externalId }),
       updated_at: changes.updatedAt,
     })
     .where('account_id', '=', accountId)
@@ -184,6 +203,23 @@ export async function setDeletedAt(
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .execute()
+}
+
+/** The live codes of this account holding these externalIds: externalId → code id. */
+export async function liveExternalIds(
+  db: Db,
+  accountId: string,
+  externalIds: string[],
+): Promise<Map<string, string>> {
+  if (externalIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('qr_codes')
+    .select(['id', 'external_id'])
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .where('external_id', 'in', externalIds)
+    .execute()
+  return new Map(rows.map((r) => [r.external_id as string, r.id]))
 }
 
 /** Which of these short codes are taken already. */

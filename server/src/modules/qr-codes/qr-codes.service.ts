@@ -1,22 +1,25 @@
 import {
   BATCH_MAX,
+  type BatchItemError,
   type BatchResult,
-  CreateQrCode,
+  type CreateQrCode,
   encodePayload,
+  externalIdTakenMessage,
+  formatBatchError,
+  type Issue,
   type ListQrCodesQuery,
   type QrCode,
+  type QrType,
   resolveTargetUrl,
-  resolveType,
   type Style,
-  toIssues,
   type UpdateQrCode,
 } from '@qrctl/contract'
-import { checkCapacity } from '@qrctl/render'
+import { checkCapacity, checkCreatable } from '@qrctl/render'
 import type { Ctx } from '../../context.js'
 import type { Db } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/errors.js'
 import { type BeforeCommit, noBeforeCommit } from '../../db/unit-of-work.js'
-import { AppError, invalidField, notFound } from '../../errors.js'
+import { conflict, invalidField, notFound, validation } from '../../errors.js'
 import { addDays } from '../../lib/clock.js'
 import type { QrCodeRecord } from './qr-codes.repository.js'
 import * as repo from './qr-codes.repository.js'
@@ -53,10 +56,25 @@ export function toQrCode(ctx: Ctx, record: QrCodeRecord): QrCode {
     style: record.style,
     isActive: record.isActive,
     totalScans: record.totalScans,
+    externalId: record.externalId,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
+    // Only deleted codes (listed with `deleted=true`) carry these: live ones leave them out.
+    ...(record.deletedAt && {
+      deletedAt: record.deletedAt,
+      purgeAt: addDays(record.deletedAt, RESTORE_WINDOW_DAYS).toISOString(),
+    }),
     assets: { png: `${base}/image.png`, svg: `${base}/image.svg`, pdf: `${base}/image.pdf` },
   }
+}
+
+/** 409: another live code of the account holds this externalId; the answer names it. */
+const externalIdTaken = (existingId: string) => conflict(externalIdTakenMessage(existingId), { existingId })
+
+/** The code holding `externalId`, after a write the partial unique index refused. */
+async function externalIdHolder(ctx: Ctx, accountId: string, externalId: string | null | undefined) {
+  if (!externalId) return undefined
+  return (await repo.liveExternalIds(ctx.db, accountId, [externalId])).get(externalId)
 }
 
 /** The symbol must hold the payload at the style's error-correction level (DESIGN §5). */
@@ -76,14 +94,27 @@ export async function getQrCodeOrThrow(ctx: Ctx, accountId: string, id: string):
 }
 
 export async function listQrCodes(ctx: Ctx, accountId: string, query: ListQrCodesQuery) {
-  const { records, total } = await repo.listQrCodes(ctx.db, accountId, query)
+  const { deleted, ...filters } = query
+  // Deleted codes still restorable: the same window `restoreQrCode` checks.
+  const deletedSince = deleted ? addDays(ctx.clock.now(), -RESTORE_WINDOW_DAYS).toISOString() : undefined
+  const { records, total } = await repo.listQrCodes(ctx.db, accountId, { ...filters, deletedSince })
   return { data: records.map((r) => toQrCode(ctx, r)), total, limit: query.limit, offset: query.offset }
 }
 
-/** A new record for valid input: type and target resolved, capacity checked. No short code yet. */
-function newRecord(ctx: Ctx, accountId: string, input: CreateQrCode, now: string): QrCodeRecord {
-  const type = resolveType(input)
-  const record: QrCodeRecord = {
+/** What `checkCreatable` needs to check a dynamic code's symbol: its short link, with any code. */
+function shortLinkPlaceholder(ctx: Ctx): string {
+  return shortUrl(ctx, 'xxxxxxx')
+}
+
+/** A new record for checked input (see `checkCreatable`). No short code yet. */
+function newRecord(
+  ctx: Ctx,
+  accountId: string,
+  input: CreateQrCode,
+  type: QrType,
+  now: string,
+): QrCodeRecord {
+  return {
     id: ctx.ids.uuid(),
     accountId,
     name: input.name,
@@ -95,16 +126,17 @@ function newRecord(ctx: Ctx, accountId: string, input: CreateQrCode, now: string
     style: input.style ?? null,
     isActive: true,
     totalScans: 0,
+    externalId: input.externalId ?? null,
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
   }
-  // A dynamic code's symbol is its short link, which always fits; check with a placeholder code.
-  assertFits(
-    symbolPayload(ctx, { ...record, shortCode: type === 'dynamic' ? 'xxxxxxx' : null }),
-    record.style,
-  )
-  return record
+}
+
+/** The issues as one validation error; a single issue's message is the error's message. */
+function toValidationError(issues: Issue[]) {
+  const [only] = issues
+  return issues.length === 1 && only ? invalidField(only.path, only.message) : validation(issues)
 }
 
 /** Gives each dynamic record a fresh short code that no stored code has. */
@@ -127,23 +159,50 @@ async function assignShortCodes(ctx: Ctx, db: Db, records: QrCodeRecord[]): Prom
 }
 
 /**
- * Inserts records with fresh short codes. A concurrent writer can still take a code between
- * the check and the insert; the unique index catches that and the whole insert is retried.
+ * The records whose externalId a live code of the account holds, or an earlier record of the
+ * same list (the first one wins): record → the id holding it.
  */
-async function insertWithShortCodes<T>(
+async function refusedByExternalId(
+  db: Db,
+  accountId: string,
+  records: readonly QrCodeRecord[],
+): Promise<Map<QrCodeRecord, string>> {
+  const wanted = [...new Set(records.flatMap((r) => (r.externalId === null ? [] : [r.externalId])))]
+  const holders = await repo.liveExternalIds(db, accountId, wanted)
+  const refused = new Map<QrCodeRecord, string>()
+  for (const r of records) {
+    if (r.externalId === null) continue
+    const holder = holders.get(r.externalId)
+    if (holder) refused.set(r, holder)
+    else holders.set(r.externalId, r.id)
+  }
+  return refused
+}
+
+/**
+ * Inserts records with fresh short codes, except those whose externalId is taken (`answer`
+ * gets them with the id holding each), and hands the answer to `beforeCommit` in the same
+ * transaction. A concurrent writer can still take a short code or an externalId between the
+ * check and the insert; the unique indexes catch that, and the whole insert is retried,
+ * checks included, so the retry sees the other writer's code.
+ */
+async function insertNew<T>(
   ctx: Ctx,
+  accountId: string,
   records: QrCodeRecord[],
-  result: () => T,
+  answer: (refused: Map<QrCodeRecord, string>) => T,
   beforeCommit: BeforeCommit<T>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.db.transaction().execute(async (trx) => {
-        await assignShortCodes(ctx, trx, records)
-        await repo.insertQrCodes(trx, records)
-        const answer = result()
-        await beforeCommit(trx, answer)
-        return answer
+        const refused = await refusedByExternalId(trx, accountId, records)
+        const fresh = records.filter((r) => !refused.has(r))
+        await assignShortCodes(ctx, trx, fresh)
+        await repo.insertQrCodes(trx, fresh)
+        const result = answer(refused)
+        await beforeCommit(trx, result)
+        return result
       })
     } catch (error) {
       if (!isUniqueViolation(error) || attempt >= 5) throw error
@@ -157,13 +216,22 @@ export async function createQrCode(
   input: CreateQrCode,
   beforeCommit: BeforeCommit<QrCode> = noBeforeCommit,
 ): Promise<QrCode> {
-  const record = newRecord(ctx, accountId, input, ctx.clock.now().toISOString())
-  return insertWithShortCodes(ctx, [record], () => toQrCode(ctx, record), beforeCommit)
+  const checked = checkCreatable(input, { shortLink: shortLinkPlaceholder(ctx) })
+  if (!checked.ok) throw toValidationError(checked.issues)
+  const record = newRecord(ctx, accountId, checked.input, checked.type, ctx.clock.now().toISOString())
+  const created = (refused: Map<QrCodeRecord, string>) => {
+    const holder = refused.get(record)
+    // Nothing was inserted; throwing rolls the (empty) transaction back before any answer is stored.
+    if (holder) throw externalIdTaken(holder)
+    return toQrCode(ctx, record)
+  }
+  return insertNew(ctx, accountId, [record], created, beforeCommit)
 }
 
 /**
  * Creates every valid item in one transaction; each invalid one becomes one string in
- * `errors`, prefixed with its index (DESIGN §6). `dryRun` validates only.
+ * `errors`, prefixed with its index (DESIGN §6), and so does an item whose externalId is
+ * taken. `dryRun` validates only (taken externalIds included).
  */
 export async function batchCreate(
   ctx: Ctx,
@@ -174,32 +242,44 @@ export async function batchCreate(
 ): Promise<BatchResult> {
   if (codes.length > BATCH_MAX) throw invalidField('codes', `A batch holds at most ${BATCH_MAX} codes`)
   const now = ctx.clock.now().toISOString()
-  const errors: string[] = []
+  const shortLink = shortLinkPlaceholder(ctx)
+  const errors: { index: number; text: string }[] = []
   const records: QrCodeRecord[] = []
+  const indexOf = new Map<QrCodeRecord, number>()
   codes.forEach((item, index) => {
-    const parsed = CreateQrCode.safeParse(item)
-    if (!parsed.success) {
+    const checked = checkCreatable(item, { shortLink })
+    if (!checked.ok) {
       // One string per failed item (spec §4 rule 2), naming every problem it has.
-      const problems = toIssues(parsed.error).map(
-        (issue) => `codes[${index}]${issue.path ? `.${issue.path}` : ''}: ${issue.message}`,
+      const problems = checked.issues.map((issue) =>
+        formatBatchError({ index, field: issue.path, message: issue.message }),
       )
-      errors.push(problems.join('; '))
+      errors.push({ index, text: problems.join('; ') })
       return
     }
-    try {
-      records.push(newRecord(ctx, accountId, parsed.data, now))
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error
-      errors.push(`codes[${index}].content: ${error.message}`)
-    }
+    const record = newRecord(ctx, accountId, checked.input, checked.type, now)
+    records.push(record)
+    indexOf.set(record, index)
   })
-  if (dryRun) return { created: 0, errors, items: [] }
-  return insertWithShortCodes(
-    ctx,
-    records,
-    () => ({ created: records.length, errors, items: records.map((r) => toQrCode(ctx, r)) }),
-    beforeCommit,
-  )
+  const answer = (refused: Map<QrCodeRecord, string>): BatchResult => {
+    const all = [...errors]
+    for (const [record, holder] of refused) {
+      const taken: BatchItemError = {
+        index: indexOf.get(record) ?? -1,
+        field: 'externalId',
+        message: externalIdTakenMessage(holder),
+      }
+      all.push({ index: taken.index, text: formatBatchError(taken) })
+    }
+    all.sort((a, b) => a.index - b.index)
+    const created = dryRun ? [] : records.filter((r) => !refused.has(r))
+    return {
+      created: created.length,
+      errors: all.map((e) => e.text),
+      items: created.map((r) => toQrCode(ctx, r)),
+    }
+  }
+  if (dryRun) return answer(await refusedByExternalId(ctx.db, accountId, records))
+  return insertNew(ctx, accountId, records, answer, beforeCommit)
 }
 
 /**
@@ -213,14 +293,21 @@ export async function updateQrCode(
   id: string,
   patch: UpdateQrCode,
 ): Promise<QrCode> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const current = await repo.findQrCodeForUpdate(trx, ctx.dialect, accountId, id)
-    if (!current) throw notFound('QR code', id)
-    const next = applyPatch(ctx, current, patch)
-    if (!next) return toQrCode(ctx, current)
-    await repo.updateQrCode(trx, accountId, id, next.changes)
-    return toQrCode(ctx, next.record)
-  })
+  try {
+    return await ctx.db.transaction().execute(async (trx) => {
+      const current = await repo.findQrCodeForUpdate(trx, ctx.dialect, accountId, id)
+      if (!current) throw notFound('QR code', id)
+      const next = applyPatch(ctx, current, patch)
+      if (!next) return toQrCode(ctx, current)
+      await repo.updateQrCode(trx, accountId, id, next.changes)
+      return toQrCode(ctx, next.record)
+    })
+  } catch (error) {
+    // The partial unique index: another live code holds the new externalId.
+    const holder = isUniqueViolation(error) && (await externalIdHolder(ctx, accountId, patch.externalId))
+    if (holder) throw externalIdTaken(holder)
+    throw error
+  }
 }
 
 /** The checked result of a PATCH on `current`; undefined when it changes nothing. */
@@ -271,16 +358,25 @@ export async function restoreQrCode(
   id: string,
   beforeCommit: BeforeCommit<QrCode> = noBeforeCommit,
 ): Promise<QrCode> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const code = await repo.findDeletedQrCode(trx, accountId, id)
-    const now = ctx.clock.now()
-    if (!code?.deletedAt || now > addDays(code.deletedAt, RESTORE_WINDOW_DAYS))
-      throw notFound('deleted QR code', id)
-    await repo.setDeletedAt(trx, accountId, id, null, now.toISOString())
-    const restored = toQrCode(ctx, { ...code, deletedAt: null, updatedAt: now.toISOString() })
-    await beforeCommit(trx, restored)
-    return restored
-  })
+  let externalId: string | null = null
+  try {
+    return await ctx.db.transaction().execute(async (trx) => {
+      const code = await repo.findDeletedQrCode(trx, accountId, id)
+      const now = ctx.clock.now()
+      if (!code?.deletedAt || now > addDays(code.deletedAt, RESTORE_WINDOW_DAYS))
+        throw notFound('deleted QR code', id)
+      externalId = code.externalId
+      await repo.setDeletedAt(trx, accountId, id, null, now.toISOString())
+      const restored = toQrCode(ctx, { ...code, deletedAt: null, updatedAt: now.toISOString() })
+      await beforeCommit(trx, restored)
+      return restored
+    })
+  } catch (error) {
+    // A live code took this code's externalId while it was deleted: restoring would duplicate it.
+    const holder = isUniqueViolation(error) && (await externalIdHolder(ctx, accountId, externalId))
+    if (holder) throw externalIdTaken(holder)
+    throw error
+  }
 }
 
 /** The hourly purge: codes deleted more than 30 days ago, with their scans and showcases. */

@@ -1,4 +1,4 @@
-import { isHttpUrl } from '@qrctl/contract'
+import { isCtaUrl, isHttpUrl } from '@qrctl/contract'
 import { escapeHtml } from '../../lib/html.js'
 
 /**
@@ -7,4 +7,9 @@ import { escapeHtml } from '../../lib/html.js'
  */
 export function safeUrl(value: string | null | undefined): string | undefined {
   return value && isHttpUrl(value) ? escapeHtml(value) : undefined
+}
+
+/** A call-to-action button's link: http(s), or a `tel:`, `mailto:` or `sms:` link (DESIGN §9), escaped. */
+export function safeCtaUrl(value: string | null | undefined): string | undefined {
+  return value && isCtaUrl(value) ? escapeHtml(value) : undefined
 }

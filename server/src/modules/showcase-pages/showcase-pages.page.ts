@@ -2,7 +2,7 @@ import type { Template } from '@qrctl/contract'
 import { escapeHtml as e } from '../../lib/html.js'
 import type { ShowcaseRecord } from '../showcases/showcases.repository.js'
 import { paletteCss, resolvePalette } from './showcase-pages.colors.js'
-import { safeUrl } from './showcase-pages.html.js'
+import { safeCtaUrl, safeUrl } from './showcase-pages.html.js'
 import { stylesheetPath } from './showcase-pages.styles.js'
 
 /**
@@ -56,7 +56,7 @@ function head(opts: {
 
 function ctaList(showcase: ShowcaseRecord): string {
   const items = (showcase.ctaButtons ?? []).flatMap((button) => {
-    const href = safeUrl(button.url)
+    const href = safeCtaUrl(button.url)
     if (!href) return []
     return [`<li><a class="button" href="${href}" rel="nofollow noopener">${e(button.label)}</a></li>`]
   })

@@ -1,0 +1,33 @@
+import { CreateQrCode, encodePayload, type Issue, type QrType, resolveType, toIssues } from '@qrctl/contract'
+import { checkCapacity } from './symbol.js'
+
+export type Creatable = { ok: true; input: CreateQrCode; type: QrType } | { ok: false; issues: Issue[] }
+
+export interface CreatableOptions {
+  /**
+   * The short link a dynamic code will encode (any 7-character code), to check that it fits
+   * too. Only the server knows its public address; without it only static codes are checked.
+   */
+  shortLink?: string
+}
+
+/**
+ * Whether a new code can be created, by the rules the server applies: the contract's
+ * CreateQrCode schema (fields, content per type, style and contrast, static vs dynamic), then
+ * the capacity of its symbol at the style's error-correction level. The server and the CLI's
+ * batch check both call this, so a row the CLI passes is a row the server accepts.
+ * It lives here rather than in the contract because the capacity check needs `qrcode`.
+ * @example checkCreatable({ name: 'x', contentType: 'text', content: 'hi' }) // { ok: true, input, type: 'static' }
+ */
+export function checkCreatable(input: unknown, options: CreatableOptions = {}): Creatable {
+  const parsed = CreateQrCode.safeParse(input)
+  if (!parsed.success) return { ok: false, issues: toIssues(parsed.error) }
+  const type = resolveType(parsed.data)
+  const level = parsed.data.style?.errorCorrectionLevel ?? 'M'
+  const encoded =
+    type === 'dynamic' ? { ok: true as const, payload: options.shortLink } : encodePayload(parsed.data)
+  if (!encoded.ok) return { ok: false, issues: [{ path: 'content', message: encoded.message }] }
+  const fit = encoded.payload === undefined ? { ok: true as const } : checkCapacity(encoded.payload, level)
+  if (!fit.ok) return { ok: false, issues: [{ path: 'content', message: fit.message }] }
+  return { ok: true, input: parsed.data, type }
+}
