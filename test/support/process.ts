@@ -59,7 +59,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   void done.then((o) => {
     exited = o
   })
-  const deadline = Date.now() + 30_000
+  // Generous: a loaded CI machine can take tens of seconds to start a process.
+  const deadline = Date.now() + 90_000
   for (;;) {
     if (exited) throw new Error(`server exited early (${exited.code}): ${exited.stderr}`)
     if (Date.now() > deadline) throw new Error(`server did not start: ${output}`)
