@@ -1,10 +1,11 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, isAbsolute, join } from 'node:path'
+import { BaseUrlError, DEFAULT_BASE_URL, normalizeBaseUrl as sdkBaseUrl } from '@qrctl/sdk/base-url'
 import { CliError } from './errors.js'
 
 export const DEFAULT_PROFILE = 'default'
-export const DEFAULT_BASE_URL = 'http://localhost:3000'
+export { DEFAULT_BASE_URL }
 
 /** What one profile stores. */
 export interface Profile {
@@ -113,20 +114,16 @@ export function resolveSettings({ profile, flags, env, file }: SettingInputs): S
 }
 
 /**
- * A server root such as `https://qr.example.com`: http(s), no query, no trailing slash and no
- * `/api/v1` (people paste the API URL; the SDK adds that prefix itself).
+ * A server root such as `https://qr.example.com`, by the SDK's one rule (`normalizeBaseUrl`:
+ * http(s), no query, trailing `/` and `/api/v1` dropped), its refusals as CLI errors.
  */
 export function normalizeBaseUrl(value: string): string {
-  let url: URL
   try {
-    url = new URL(value)
-  } catch {
-    throw new CliError(`Not a URL: '${value}'`, { hint: 'Use the server root, e.g. https://qr.example.com' })
+    return sdkBaseUrl(value)
+  } catch (error) {
+    if (!(error instanceof BaseUrlError)) throw error
+    throw new CliError(error.message, { hint: 'Use the server root, e.g. https://qr.example.com' })
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new CliError(`The base URL must be http:// or https://, got '${value}'`)
-  if (url.search || url.hash) throw new CliError(`The base URL must not have a query or fragment: '${value}'`)
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '').replace(/\/api\/v1$/, '')
 }
 
 /** `qrk_abcd…wxyz`: enough to recognise a key, never enough to use it. Same shape as `qrctl key list`. */

@@ -1,4 +1,5 @@
-import { API_KEY_PREFIX, API_PREFIX } from '@qrctl/contract'
+import { API_KEY_PREFIX } from '@qrctl/contract'
+import { BaseUrlError, DEFAULT_BASE_URL, normalizeBaseUrl } from './base-url.js'
 import type { QrctlError } from './errors.js'
 
 /** The subset of `fetch` the SDK calls. `globalThis.fetch` fits, and so does a wrapper around it. */
@@ -57,7 +58,7 @@ export interface ResponseInfo {
 export interface QrctlOptions {
   /** Your API key, `qrk_…`. */
   apiKey: string
-  /** Server root, without `/api/v1`. Default `http://localhost:3000`. */
+  /** Server root (a trailing `/api/v1` is dropped). Default `http://localhost:3000`. */
   baseUrl?: string
   /** Time allowed for each attempt, answer body included. Default 30000. */
   timeoutMs?: number
@@ -93,7 +94,7 @@ export interface ResolvedOptions {
   onRetry: ((event: RetryEvent) => void) | undefined
 }
 
-export const DEFAULT_BASE_URL = 'http://localhost:3000'
+export { DEFAULT_BASE_URL } from './base-url.js'
 export const DEFAULT_TIMEOUT_MS = 30_000
 export const DEFAULT_MAX_RETRIES = 2
 
@@ -129,20 +130,12 @@ function checkApiKey(apiKey: unknown): string {
 function checkBaseUrl(value: unknown): string {
   if (value === undefined) return DEFAULT_BASE_URL
   if (typeof value !== 'string') fail('`baseUrl` must be a string such as https://qr.example.com')
-  let url: URL
   try {
-    url = new URL(value)
-  } catch {
-    fail(`\`baseUrl\` is not a URL: '${value}'`)
+    return normalizeBaseUrl(value)
+  } catch (error) {
+    if (!(error instanceof BaseUrlError)) throw error
+    return fail(`\`baseUrl\`: ${error.message}`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    fail('`baseUrl` must be an http:// or https:// URL')
-  if (url.search || url.hash) fail('`baseUrl` must not have a query or fragment')
-  const root = `${url.origin}${url.pathname}`.replace(/\/+$/, '')
-  if (root.endsWith(API_PREFIX)) {
-    fail(`\`baseUrl\` is the server root: drop the '${API_PREFIX}' suffix (paths carry it already)`)
-  }
-  return root
 }
 
 function checkInteger(name: string, value: unknown, fallback: number, min: number): number {
