@@ -1,6 +1,6 @@
 import type { Logger } from '../../logger.js'
+import type { ScanEvent } from './scan-event.js'
 import { liveBuffers, scanMetrics } from './scan-metrics.js'
-import type { ScanEvent } from './scans.service.js'
 
 export interface ScanBufferOptions {
   /** A batch is written once this many scans wait… */

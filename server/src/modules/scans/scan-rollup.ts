@@ -1,5 +1,5 @@
 import type { ScanDailyTable, ScanTotalsTable, ScanVisitorsTable } from '../../db/schema.js'
-import type { ScanEvent } from './scans.service.js'
+import type { ScanEvent } from './scan-event.js'
 
 /** The dimensions analytics ranks. */
 export const DIMENSIONS = ['device', 'browser', 'os', 'country', 'city', 'referrer'] as const

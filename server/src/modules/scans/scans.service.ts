@@ -3,25 +3,10 @@ import type { Ctx } from '../../context.js'
 import { isRetryableWriteError } from '../../db/errors.js'
 import type { ScanVisitorsTable } from '../../db/schema.js'
 import { yieldToRequests } from './batch-statement.js'
-import type { Device } from './scan-details.js'
+import type { ScanEvent } from './scan-event.js'
 import { rollUp } from './scan-rollup.js'
 import * as repo from './scans.repository.js'
 import type { SeenVisitors } from './seen-visitors.js'
-
-/** One counted scan, as the redirect saw it. No address: only the visitor's HMAC. */
-export interface ScanEvent {
-  qrCodeId: string
-  /** ISO-8601 UTC. */
-  scannedAt: string
-  visitorId: string
-  device: Device
-  browser: string | null
-  os: string | null
-  country: string | null
-  city: string | null
-  /** Referrer host, `direct`, or null when the header was not a URL. */
-  referrer: string | null
-}
 
 /** VISITOR_SECRET when configured, else the one stored in `settings`, generated on first use. */
 export async function loadVisitorSecret(ctx: Pick<Ctx, 'db' | 'config'>): Promise<string> {
