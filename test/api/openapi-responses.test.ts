@@ -1,0 +1,88 @@
+/**
+ * #22.4: the response check every e2e test runs through (support/validate-responses.ts) finds
+ * each kind of answer the document does not describe, and passes the ones it does.
+ */
+import { describe, expect, it } from 'vitest'
+import { type Answer, responseProblems } from '../support/openapi-responses.js'
+
+const ID = '3f2b8c1e-9d4a-4b7e-8c2f-1a6d5e4b3c2a'
+const base = 'http://127.0.0.1:3000/api/v1'
+const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value))
+
+function headers(extra: Record<string, string> = {}): Headers {
+  return new Headers({
+    'content-type': 'application/json; charset=utf-8',
+    'x-request-id': 'req-1',
+    'x-ratelimit-limit': '100',
+    'x-ratelimit-remaining': '99',
+    'x-ratelimit-reset': '42',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...extra,
+  })
+}
+
+const notFound: Answer = {
+  method: 'GET',
+  url: `${base}/qr-codes/${ID}`,
+  status: 404,
+  headers: headers(),
+  body: json({ error: 'not_found', details: { message: 'No such code' } }),
+}
+
+describe('the OpenAPI response check', () => {
+  it('is installed around fetch for every e2e test', () => {
+    expect(globalThis.fetch.name).toBe('checkedFetch')
+  })
+
+  it('passes a documented answer', () => {
+    expect(responseProblems(notFound)).toEqual([])
+    const png = { ...notFound, url: `${base}/qr-codes/${ID}/image.png`, status: 200 }
+    const pngHeaders = headers({
+      'content-type': 'image/png',
+      etag: '"abc"',
+      'cache-control': 'private, max-age=60',
+    })
+    expect(responseProblems({ ...png, headers: pngHeaders, body: new Uint8Array([0x89, 0x50]) })).toEqual([])
+  })
+
+  it('refuses an undocumented status', () => {
+    expect(responseProblems({ ...notFound, status: 418 })).toEqual([
+      expect.stringContaining('status 418 is not documented for getQrCode'),
+    ])
+  })
+
+  it('refuses an answer missing a required header, or with a header that breaks its schema', () => {
+    const without = headers()
+    without.delete('x-ratelimit-remaining')
+    expect(responseProblems({ ...notFound, headers: without })).toEqual([
+      expect.stringContaining('required header X-RateLimit-Remaining is missing'),
+    ])
+    expect(responseProblems({ ...notFound, headers: headers({ 'x-ratelimit-reset': 'soon' }) })).toEqual([
+      expect.stringContaining('header X-RateLimit-Reset: soon'),
+    ])
+  })
+
+  it('refuses an undocumented content type and a body of the wrong shape', () => {
+    expect(responseProblems({ ...notFound, headers: headers({ 'content-type': 'text/html' }) })).toEqual([
+      expect.stringContaining('content type text/html is not one of application/json'),
+    ])
+    expect(responseProblems({ ...notFound, body: json({ error: 'not_found' }) })).toEqual([
+      expect.stringContaining("must have required property 'details'"),
+    ])
+    expect(
+      responseProblems({ ...notFound, body: json({ error: 'conflict', details: { message: 'x' } }) }),
+    ).toEqual([expect.stringContaining('must be equal to one of the allowed values')])
+  })
+
+  it('refuses JSON where an image is documented', () => {
+    const answer = { ...notFound, url: `${base}/qr-codes/${ID}/image.png`, status: 200 }
+    expect(responseProblems({ ...answer, headers: headers({ etag: '"abc"' }) })).toEqual([
+      expect.stringContaining('content type application/json is not one of image/png'),
+    ])
+  })
+
+  it('leaves answers outside /api/v1 alone', () => {
+    expect(responseProblems({ ...notFound, url: 'http://127.0.0.1:3000/r/aZ3kP9q', status: 302 })).toEqual([])
+  })
+})
