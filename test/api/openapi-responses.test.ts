@@ -2,8 +2,12 @@
  * #22.4: the response check every e2e test runs through (support/validate-responses.ts) finds
  * each kind of answer the document does not describe, and passes the ones it does.
  */
-import { describe, expect, it } from 'vitest'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Qrctl } from '@qrctl/sdk'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Answer, responseProblems } from '../support/openapi-responses.js'
+import { takeProblems } from '../support/validate-responses.js'
 
 const ID = '3f2b8c1e-9d4a-4b7e-8c2f-1a6d5e4b3c2a'
 const base = 'http://127.0.0.1:3000/api/v1'
@@ -84,5 +88,37 @@ describe('the OpenAPI response check', () => {
 
   it('leaves answers outside /api/v1 alone', () => {
     expect(responseProblems({ ...notFound, url: 'http://127.0.0.1:3000/r/aZ3kP9q', status: 302 })).toEqual([])
+  })
+})
+
+describe('the check around fetch', () => {
+  /** A loopback server that answers every request 418 with a JSON body nothing documents. */
+  let teapot: Server
+  let origin: string
+  beforeAll(async () => {
+    teapot = createServer((_req, res) => {
+      res.writeHead(418, { 'content-type': 'application/json' }).end('{"tea":true}')
+    })
+    await new Promise<void>((resolve) => teapot.listen(0, '127.0.0.1', resolve))
+    origin = `http://127.0.0.1:${(teapot.address() as AddressInfo).port}`
+  })
+  afterAll(() => new Promise<void>((resolve) => teapot.close(() => resolve())))
+
+  it('finds an undocumented answer the tests’ own fetch received', async () => {
+    expect((await fetch(`${origin}/api/v1/qr-codes`)).status).toBe(418)
+    expect(takeProblems()).toEqual([
+      expect.stringContaining('GET /api/v1/qr-codes → 418: status 418 is not documented'),
+    ])
+  })
+
+  it('finds an undocumented answer the SDK received through undici', async () => {
+    const { fetch: undiciFetch } = await import('undici')
+    expect(undiciFetch.name).toBe('checkedFetch')
+    const sdk = new Qrctl({ baseUrl: origin, apiKey: `qrk_${'a'.repeat(40)}`, maxRetries: 0 })
+    await expect(sdk.qrCodes.list()).rejects.toThrow()
+    await sdk.close()
+    expect(takeProblems()).toEqual([
+      expect.stringContaining('GET /api/v1/qr-codes → 418: status 418 is not documented'),
+    ])
   })
 })
