@@ -86,6 +86,17 @@ describe('the OpenAPI response check', () => {
     ])
   })
 
+  it('holds a route the API does not have to the error body', () => {
+    const unknown = { ...notFound, url: `${base}/no-such-route` }
+    expect(responseProblems(unknown)).toEqual([])
+    expect(responseProblems({ ...unknown, body: json({ message: 'Not found' }) })).toEqual([
+      expect.stringContaining("must have required property 'error'"),
+    ])
+    expect(responseProblems({ ...unknown, status: 200 })).toEqual([
+      expect.stringContaining('not in openapi.json'),
+    ])
+  })
+
   it('leaves answers outside /api/v1 alone', () => {
     expect(responseProblems({ ...notFound, url: 'http://127.0.0.1:3000/r/aZ3kP9q', status: 302 })).toEqual([])
   })

@@ -101,7 +101,7 @@ export function responseProblems(answer: Answer): string[] {
     if (answer.status < 400) return [`${where}: not in openapi.json, yet answered ${answer.status}`]
     return method === 'HEAD'
       ? []
-      : checkBody(where, 'not-found', answer, { schema: { $ref: '#/components/schemas/Error' } })
+      : checkBody(where, answer, { schema: { $ref: '#/components/schemas/Error' } })
   }
   const spec = found.operation.responses[String(answer.status)]
   if (!spec) return [`${where}: status ${answer.status} is not documented for ${found.operation.operationId}`]
