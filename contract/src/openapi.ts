@@ -346,6 +346,8 @@ const COMMON_HEADERS = [
   'Cache-Control',
   'X-Content-Type-Options',
 ] as const
+/** A POST's 4xx answer from its handler is stored with its Idempotency-Key and replayed like a success. */
+const REPLAYABLE = ['Idempotent-Replayed'] as const
 /** An answer of the server itself (500) or of a missing database (503) may come before the rate limit counted it. */
 const ALWAYS_HEADERS = ['X-Request-Id', 'Cache-Control', 'X-Content-Type-Options'] as const
 
@@ -377,6 +379,7 @@ const ERROR_RESPONSES: Record<number, ErrorStatus> = {
     details:
       '`validation_error`: body, query or path fails the schema (unknown fields and query parameters included); `details.issues` lists `{ path, message }`. `invalid_json`: the body is not JSON. `invalid_body`: the body cannot be decoded as its Content-Encoding says.',
     headers: COMMON_HEADERS,
+    optionalHeaders: REPLAYABLE,
   },
   401: {
     name: 'Unauthorized',
@@ -396,6 +399,7 @@ const ERROR_RESPONSES: Record<number, ErrorStatus> = {
     description: 'Unknown id, another account’s resource, or a deleted one.',
     details: '`not_found`.',
     headers: COMMON_HEADERS,
+    optionalHeaders: REPLAYABLE,
   },
   409: {
     name: 'Conflict',
@@ -403,6 +407,7 @@ const ERROR_RESPONSES: Record<number, ErrorStatus> = {
     details:
       '`conflict`: a taken slug or externalId (`details.existingId` names the code holding the externalId), or an Idempotency-Key reused while its first request runs (`details.reason: in_progress`, retry shortly) or with another body (`details.reason: mismatch`, never retry), with `details.idempotencyKey`.',
     headers: COMMON_HEADERS,
+    optionalHeaders: REPLAYABLE,
   },
   413: {
     name: 'PayloadTooLarge',

@@ -495,6 +495,11 @@ describe('operations for generated clients', () => {
         expect(headerNames(op.operation, Number(success)), keyOf(op)).toContain('Idempotent-Replayed')
       }
     }
+    for (const status of [400, 404, 409]) {
+      expect(headerNames(operation('POST', '/api/v1/showcases'), status), `replayed ${status}`).toContain(
+        'Idempotent-Replayed',
+      )
+    }
     const png = operation('GET', '/api/v1/qr-codes/{id}/image.png')
     expect(headerNames(png, 200)).toEqual(expect.arrayContaining(['ETag', 'Content-Disposition']))
     expect(headerNames(png, 304)).toContain('ETag')
