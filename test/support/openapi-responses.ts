@@ -37,12 +37,16 @@ ajv.addSchema({ $id: DOC_ID, components: doc.components } as Json)
 
 const API_PREFIX = '/api/v1'
 
-/** Every documented operation, by method, with the regular expression of its path. */
+/**
+ * Every documented operation, by method, with the regular expression of its path. Express
+ * routes (and so the server) ignore case and one trailing slash: `/api/v1/Showcases/` is
+ * the documented `/api/v1/showcases`, so the check matches paths the same way.
+ */
 const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
   Object.entries(item).map(([method, operation]) => ({
     method: method.toUpperCase(),
     path,
-    pattern: new RegExp(`^${path.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    pattern: new RegExp(`^${path.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}/?$`, 'i'),
     operation,
   })),
 )
