@@ -10,6 +10,7 @@ import type {
 } from 'openapi3-ts'
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod'
+import { ERROR_STATUS } from '../src/errors.js'
 import { buildOpenApi } from '../src/openapi.js'
 import { contract } from '../src/router.js'
 
@@ -17,10 +18,27 @@ const committed: unknown = JSON.parse(readFileSync(new URL('../openapi.json', im
 /** Through JSON, as the script writes it: `undefined` keys drop out. */
 const doc = JSON.parse(JSON.stringify(buildOpenApi())) as ReturnType<typeof buildOpenApi>
 
+/** The document with every local `$ref` replaced by what it names, for structural assertions. */
+function dereference<T>(node: T, root: unknown = node): T {
+  if (Array.isArray(node)) return node.map((item) => dereference(item, root)) as T
+  if (typeof node !== 'object' || node === null) return node
+  const $ref = (node as { $ref?: unknown }).$ref
+  if (typeof $ref === 'string') {
+    const target = $ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((at, part) => (at as Record<string, unknown>)?.[part], root)
+    if (target === undefined) throw new Error(`unresolved ${$ref}`)
+    return dereference(target as T, root)
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, dereference(value, root)])) as T
+}
+const flat = dereference(doc)
+
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const
 
 type Operation = { method: string; path: string; operation: OperationObject }
-const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, item]) =>
+const operations: Operation[] = Object.entries(flat.paths).flatMap(([path, item]) =>
   METHODS.flatMap((method) => {
     const operation = (item as Record<string, OperationObject | undefined>)[method]
     return operation ? [{ method: method.toUpperCase(), path, operation }] : []
@@ -48,11 +66,11 @@ const dataOf = (schema: SchemaObject) => schema.properties?.data as SchemaObject
 const parameters = (op: OperationObject) =>
   ((op.parameters ?? []) as ParameterObject[]).map((parameter) => `${parameter.in}:${parameter.name}`)
 
-/** The contract route behind an operation, found by its operationId (`qrCodes.create`). */
+/** The contract route behind an operation, found by its `x-ts-rest-route` (`qrCodes.create`). */
 function routeOf(op: OperationObject): AppRoute {
-  const [group, name] = (op.operationId ?? '').split('.') as [string, string]
+  const [group, name] = String(op['x-ts-rest-route'] ?? '').split('.') as [string, string]
   const route = (contract as unknown as Record<string, Record<string, AppRoute | undefined>>)[group]?.[name]
-  if (!route || !isAppRoute(route)) throw new Error(`no route for operationId ${op.operationId}`)
+  if (!route || !isAppRoute(route)) throw new Error(`no route for ${op.operationId}`)
   return route
 }
 
@@ -151,7 +169,7 @@ describe('endpoints', () => {
 })
 
 describe('error responses', () => {
-  const errorSchema = responseSchema(operation('GET', '/api/v1/qr-codes/{id}'), 404)
+  const errorSchema = flat.components?.schemas?.Error as SchemaObject
 
   it('use the { error, details: { message } } body', () => {
     expect(errorSchema.required).toEqual(['error', 'details'])
@@ -185,12 +203,38 @@ describe('error responses', () => {
     }
   })
 
-  it('all carry the error schema', () => {
+  it('all carry the error schema, with the codes of their status', () => {
     for (const op of operations) {
       for (const [status, response] of Object.entries(op.operation.responses)) {
         if (Number(status) < 400) continue
-        expect(jsonSchema(response as ResponseObject), `${keyOf(op)} ${status}`).toEqual(errorSchema)
+        const schema = jsonSchema(response as ResponseObject)
+        const codes = Object.entries(ERROR_STATUS)
+          .filter(([, codeStatus]) => String(codeStatus) === status)
+          .map(([code]) => code)
+        expect(codes.length, `${keyOf(op)} ${status} has error codes`).toBeGreaterThan(0)
+        expect(schema, `${keyOf(op)} ${status}`).toEqual({
+          allOf: [errorSchema, { type: 'object', properties: { error: { type: 'string', enum: codes } } }],
+        })
       }
+    }
+  })
+
+  it('are shared components, referenced by every operation', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item as Record<string, OperationObject>)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (Number(status) >= 400) expect(response, `${method} ${path} ${status}`).toHaveProperty('$ref')
+        }
+      }
+    }
+    expect(JSON.stringify(doc).match(/"details":\{"type":"object"/g)).toHaveLength(1)
+  })
+
+  it('include 413 and 415 on every operation: the body checks run before routing', () => {
+    for (const op of operations) {
+      expect(Object.keys(op.operation.responses), keyOf(op)).toEqual(
+        expect.arrayContaining(['400', '401', '403', '413', '415', '429', '500', '503']),
+      )
     }
   })
 
@@ -321,5 +365,148 @@ describe('examples', () => {
       }
     }
     expect(checked).toBeGreaterThanOrEqual(20)
+  })
+})
+
+describe('named schemas', () => {
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, SchemaObject>
+  const refTo = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+  it('exist for every resource, request and error', () => {
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining([
+        'QrCode',
+        'QrCodeList',
+        'CreateQrCode',
+        'UpdateQrCode',
+        'BatchCreate',
+        'BatchResult',
+        'Analytics',
+        'Showcase',
+        'ShowcaseList',
+        'CreateShowcase',
+        'UpdateShowcase',
+        'ApiKey',
+        'ApiKeyWithSecret',
+        'CreateApiKey',
+        'RotateApiKey',
+        'Error',
+      ]),
+    )
+  })
+
+  it('are referenced by the operations instead of inlined', () => {
+    const raw = (method: string, path: string) =>
+      (doc.paths[path] as Record<string, OperationObject>)[method] as OperationObject
+    const body = (op: OperationObject) =>
+      (op.requestBody as RequestBodyObject).content['application/json']?.schema
+    const answer = (op: OperationObject, status: number) =>
+      (op.responses[String(status)] as ResponseObject).content?.['application/json']?.schema
+    expect(body(raw('post', '/api/v1/qr-codes'))).toEqual(refTo('CreateQrCode'))
+    expect(body(raw('patch', '/api/v1/qr-codes/{id}'))).toEqual(refTo('UpdateQrCode'))
+    expect(body(raw('post', '/api/v1/qr-codes/batch'))).toEqual(refTo('BatchCreate'))
+    expect(answer(raw('get', '/api/v1/qr-codes'), 200)).toEqual(refTo('QrCodeList'))
+    expect(answer(raw('get', '/api/v1/qr-codes/{id}'), 200)).toEqual(refTo('QrCodeResponse'))
+    expect(answer(raw('post', '/api/v1/api-keys'), 201)).toEqual(refTo('ApiKeyWithSecretResponse'))
+    expect(schemas.QrCodeResponse?.properties?.data).toEqual(refTo('QrCode'))
+    expect((schemas.QrCodeList?.properties?.data as SchemaObject | undefined)?.items).toEqual(refTo('QrCode'))
+    expect((schemas.BatchCreate?.properties?.codes as SchemaObject | undefined)?.items).toEqual(
+      refTo('CreateQrCode'),
+    )
+    expect(schemas.QrCode?.properties?.style).toMatchObject({ type: 'object', nullable: true })
+  })
+
+  it('keep the lengths and formats the contract enforces', () => {
+    expect(schemas.CreateQrCode?.properties?.name).toMatchObject({ minLength: 1, maxLength: 200 })
+    expect(schemas.CreateQrCode?.required).toEqual(['name', 'contentType', 'content'])
+    expect(schemas.CreateQrCode?.additionalProperties).toBe(false)
+    expect(schemas.CreateApiKey?.properties?.environment).toMatchObject({
+      maxLength: 50,
+      pattern: expect.any(String),
+    })
+    expect(schemas.QrCode?.properties?.id).toEqual({ type: 'string', format: 'uuid' })
+  })
+})
+
+describe('operations for generated clients', () => {
+  it('have method-like operationIds from the contract keys', () => {
+    const ids = Object.fromEntries(operations.map((op) => [keyOf(op), op.operation.operationId]))
+    expect(ids).toMatchObject({
+      'GET /api/v1/qr-codes': 'listQrCodes',
+      'POST /api/v1/qr-codes': 'createQrCode',
+      'POST /api/v1/qr-codes/batch': 'batchCreateQrCodes',
+      'GET /api/v1/qr-codes/{id}/analytics': 'getQrCodeAnalytics',
+      'GET /api/v1/qr-codes/{id}/image.png': 'getQrCodeImagePng',
+      'GET /api/v1/showcases/{id}': 'getShowcase',
+      'DELETE /api/v1/api-keys/{id}': 'revokeApiKey',
+    })
+    for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z][A-Za-z]+$/)
+  })
+
+  it('mark request bodies required, except the optional rotate body', () => {
+    for (const op of operations) {
+      const body = op.operation.requestBody as RequestBodyObject | undefined
+      if (!body) continue
+      expect(body.required, keyOf(op)).toBe(keyOf(op) !== 'POST /api/v1/api-keys/{id}/rotate')
+    }
+    expect(operation('POST', '/api/v1/qr-codes').requestBody).toMatchObject({ required: true })
+  })
+
+  it('document boolean query parameters as the strings the server accepts', () => {
+    const flags = operations.flatMap((op) =>
+      ((op.operation.parameters ?? []) as ParameterObject[]).filter((p) =>
+        ['dryRun', 'deleted', 'download'].includes(p.name),
+      ),
+    )
+    expect(flags.length).toBe(5)
+    for (const flag of flags)
+      expect(flag.schema).toEqual({ type: 'string', enum: ['true', 'false', '1', '0'] })
+  })
+
+  it('say unknown query parameters are refused where an operation takes a query', () => {
+    for (const op of operations) {
+      const takesQuery = ((op.operation.parameters ?? []) as ParameterObject[]).some((p) => p.in === 'query')
+      expect(op.operation['x-unknown-query-parameters'], keyOf(op)).toBe(takesQuery ? 'refused' : undefined)
+      if (takesQuery)
+        expect(op.operation.description, keyOf(op)).toContain('Unknown query parameters are refused')
+    }
+  })
+
+  it('declare the response headers', () => {
+    const headerNames = (op: OperationObject, status: number) =>
+      Object.keys((op.responses[String(status)] as ResponseObject).headers ?? {})
+    const common = [
+      'X-Request-Id',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'Cache-Control',
+      'X-Content-Type-Options',
+    ]
+    for (const op of operations) {
+      for (const status of Object.keys(op.operation.responses).map(Number)) {
+        expect(headerNames(op.operation, status), `${keyOf(op)} ${status}`).toContain('X-Request-Id')
+        if (status < 500) expect(headerNames(op.operation, status)).toEqual(expect.arrayContaining(common))
+      }
+      expect(headerNames(op.operation, 429)).toContain('Retry-After')
+      expect(headerNames(op.operation, 503)).toContain('Retry-After')
+      if (op.method === 'POST') {
+        const success = Object.keys(op.operation.responses).find((status) => status.startsWith('2'))
+        expect(headerNames(op.operation, Number(success)), keyOf(op)).toContain('Idempotent-Replayed')
+      }
+    }
+    for (const status of [400, 404, 409]) {
+      expect(headerNames(operation('POST', '/api/v1/showcases'), status), `replayed ${status}`).toContain(
+        'Idempotent-Replayed',
+      )
+    }
+    const png = operation('GET', '/api/v1/qr-codes/{id}/image.png')
+    expect(headerNames(png, 200)).toEqual(expect.arrayContaining(['ETag', 'Content-Disposition']))
+    expect(headerNames(png, 304)).toContain('ETag')
+  })
+
+  it('say that the base URL is the bare origin, the paths carrying /api/v1', () => {
+    expect(doc.info.description).toContain('without** `/api/v1`')
+    expect(doc.servers?.[0]?.url).not.toContain('/api/v1')
   })
 })
