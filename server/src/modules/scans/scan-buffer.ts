@@ -70,15 +70,21 @@ export class ScanBuffer {
     return this.writing
   }
 
-  /** Stops the timer and writes everything that waits; what cannot be written is logged as lost. */
-  async close(): Promise<void> {
+  /**
+   * Stops the timer and writes everything that waits, trying again (a held lock, a database
+   * restarting) until `deadlineMs` has passed: a scan is lost only when the whole shutdown
+   * allowance is spent. What is still unwritten then is logged and counted as dropped.
+   */
+  async close(deadlineMs = 30_000): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
-    let failures = 0
-    while (this.events.length > 0 && failures < 3) {
+    const giveUpAt = Date.now() + deadlineMs
+    while (this.events.length > 0) {
       const before = this.events.length
       await this.flush()
-      if (this.events.length >= before) failures++
+      if (this.events.length < before) continue
+      if (Date.now() >= giveUpAt) break
+      await new Promise((resolve) => setTimeout(resolve, Math.min(200, Math.max(0, giveUpAt - Date.now()))))
     }
     if (this.events.length > 0) {
       this.logger.error({ lost: this.events.length }, 'scans could not be written before shutdown')

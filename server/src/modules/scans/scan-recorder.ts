@@ -20,7 +20,7 @@ export interface ScanRecorder {
   pending(): number
   /** Writes what waits now. */
   flush(): Promise<void>
-  /** Stops the timer and writes everything that waits. */
+  /** Stops the timer and writes everything that waits, retrying for up to SHUTDOWN_TIMEOUT_MS. */
   close(): Promise<void>
 }
 
@@ -53,6 +53,6 @@ export async function startScanRecorder(
     },
     pending: () => buffer.pending,
     flush: () => buffer.flush(),
-    close: () => buffer.close(),
+    close: () => buffer.close(ctx.config.shutdownTimeoutMs),
   }
 }

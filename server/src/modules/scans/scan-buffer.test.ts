@@ -1,0 +1,62 @@
+import { pino } from 'pino'
+import { describe, expect, it } from 'vitest'
+import { ScanBuffer } from './scan-buffer.js'
+import type { ScanEvent } from './scan-event.js'
+import { scanMetrics } from './scan-metrics.js'
+
+const logger = pino({ level: 'silent' })
+
+function scan(i: number): ScanEvent {
+  return {
+    qrCodeId: `code-${i}`,
+    scannedAt: new Date(Date.UTC(2026, 10, 24, 0, 0, i)).toISOString(),
+    visitorId: `visitor-${i}`,
+    device: 'mobile',
+    browser: 'Safari',
+    os: 'iOS',
+    country: 'DE',
+    city: 'Berlin',
+    referrer: 'direct',
+  }
+}
+
+async function droppedSoFar(): Promise<number> {
+  return (await scanMetrics.dropped.get()).values[0]?.value ?? 0
+}
+
+describe('the scan buffer at shutdown', () => {
+  it('keeps trying a failing write until it succeeds, past three attempts', async () => {
+    const stored: ScanEvent[] = []
+    let attempts = 0
+    const buffer = new ScanBuffer(async (events) => {
+      attempts++
+      if (attempts <= 6) throw new Error('database is locked')
+      stored.push(...events)
+      return events.length
+    }, logger)
+    for (let i = 0; i < 50; i++) buffer.push(scan(i))
+    const dropped = await droppedSoFar()
+
+    await buffer.close(10_000)
+
+    expect(attempts).toBe(7)
+    expect(stored.map((event) => event.qrCodeId)).toEqual(Array.from({ length: 50 }, (_, i) => `code-${i}`))
+    expect(buffer.pending).toBe(0)
+    expect(await droppedSoFar()).toBe(dropped)
+  })
+
+  it('gives up when its allowance is spent and counts what it could not write as dropped', async () => {
+    const buffer = new ScanBuffer(async () => {
+      throw new Error('database is locked')
+    }, logger)
+    for (let i = 0; i < 7; i++) buffer.push(scan(i))
+    const dropped = await droppedSoFar()
+    const started = Date.now()
+
+    await buffer.close(300)
+
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290)
+    expect(buffer.pending).toBe(0)
+    expect(await droppedSoFar()).toBe(dropped + 7)
+  })
+})
