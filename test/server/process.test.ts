@@ -1,116 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { api, createCode, expectError, sleep, textCode } from '../api/helpers.js'
-import { createPostgresDatabase, type Dialect, dialects, freePort } from '../support/server.js'
+import { runServerCommand, startServerProcess } from '../support/process.js'
+import { createPostgresDatabase, type Dialect, dialects } from '../support/server.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx')
-const MAIN = join(ROOT, 'server', 'src', 'main.ts')
 const KEY = /qrk_[0-9A-Za-z]{40}/g
 const CLIENT_IP = '198.51.100.23'
-
-interface Output {
-  code: number | null
-  signal: NodeJS.Signals | null
-  stdout: string
-  stderr: string
-}
-
-/**
- * `qrctl-server <args>` from source. `tsx` is the CLI (`npx tsx --conditions=source
- * server/src/main.ts`); `node` loads tsx as a hook in one process, as production runs
- * `node dist/main.js`. The tsx CLI relays a signal to its child and SIGKILLs it when the
- * child does not acknowledge within 60 ms, so a shutdown test with a busy event loop needs `node`.
- */
-function launch(
-  args: string[],
-  env: Record<string, string>,
-  runner: 'tsx' | 'node' = 'node',
-): { child: ChildProcess; done: Promise<Output> } {
-  const argv = ['--conditions=source', ...(runner === 'node' ? ['--import', 'tsx'] : []), MAIN, ...args]
-  const child = spawn(runner === 'node' ? process.execPath : TSX, argv, {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const out = { stdout: '', stderr: '' }
-  child.stdout?.on('data', (chunk: Buffer) => {
-    out.stdout += chunk.toString('utf8')
-  })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    out.stderr += chunk.toString('utf8')
-  })
-  const done = new Promise<Output>((resolve) => {
-    child.on('exit', (code, signal) => {
-      // Let the pipes drain before reading them.
-      setTimeout(() => resolve({ code, signal, ...out }), 50)
-    })
-  })
-  return { child, done: done.then((o) => o) }
-}
-
-async function run(args: string[], env: Record<string, string>): Promise<Output> {
-  return launch(args, env).done
-}
-
-interface RunningProcess {
-  url: string
-  child: ChildProcess
-  done: Promise<Output>
-  /** stdout so far: the log stream, JSON lines only. */
-  stdout(): string
-  /** stderr so far: words for the terminal (the first key's banner). */
-  stderr(): string
-  stop(signal?: NodeJS.Signals): Promise<Output>
-}
-
-/** `qrctl-server start`, resolved once /healthz answers. */
-async function startProcess(
-  env: Record<string, string>,
-  runner: 'tsx' | 'node' = 'node',
-): Promise<RunningProcess> {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  let stdout = ''
-  let stderr = ''
-  const { child, done } = launch(['start'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, runner)
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8')
-  })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8')
-  })
-  let exited: Output | undefined
-  done.then((o) => {
-    exited = o
-  })
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    if (exited) throw new Error(`server exited early (${exited.code}): ${exited.stderr}`)
-    if (Date.now() > deadline) throw new Error(`server did not start: ${stdout}`)
-    const ok = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (ok && stderr.includes('listening on')) break
-    await sleep(100)
-  }
-  return {
-    url,
-    child,
-    done,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    stop: async (signal = 'SIGTERM') => {
-      child.kill(signal)
-      return done
-    },
-  }
-}
 
 const USAGE = /Usage: qrctl-server <command>/
 
@@ -138,7 +35,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
 
   describe('start', () => {
     it('prints one API key on an empty database to stderr, serves with it, and exits 0 on SIGTERM', async () => {
-      const server = await startProcess(env, 'tsx')
+      const server = await startServerProcess(env, 'tsx')
       await sleep(200)
       const keys = new Set(server.stderr().match(KEY))
       expect(keys.size).toBe(1)
@@ -158,7 +55,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
       const exit = await server.stop('SIGTERM')
       expect(exit).toMatchObject({ code: 0, signal: null })
 
-      const again = await startProcess(env)
+      const again = await startServerProcess(env)
       await sleep(200)
       expect(again.stdout()).not.toMatch(KEY)
       expect(again.stderr()).not.toMatch(KEY)
@@ -167,7 +64,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
     }, 90_000)
 
     it('keeps keys and client addresses out of the log stream', async () => {
-      const server = await startProcess({ ...env, TRUST_PROXY: 'on' })
+      const server = await startServerProcess({ ...env, TRUST_PROXY: 'on' })
       await sleep(200)
       const [key] = server.stderr().match(KEY) as [string]
       const client = api({ baseUrl: server.url }, key)
@@ -204,7 +101,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
     }, 60_000)
 
     it('finishes a request in flight before exiting on SIGTERM', async () => {
-      const server = await startProcess(env)
+      const server = await startServerProcess(env)
       await sleep(200)
       const [key] = server.stderr().match(KEY) as [string]
       const client = api({ baseUrl: server.url }, key)
@@ -222,7 +119,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
     }, 60_000)
 
     it('answers readyz and metrics from the real process', async () => {
-      const server = await startProcess(env)
+      const server = await startServerProcess(env)
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
       expect(await (await fetch(`${server.url}/metrics`)).text()).toContain(
         'qrctl_http_request_duration_seconds',
@@ -233,7 +130,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
 
   describe('admin', () => {
     it('creates an account and a scoped key, and set-plan free shuts the key out at once', async () => {
-      const account = await run(['admin', 'create-account', '--name', 'Acme', '--json'], env)
+      const account = await runServerCommand(['admin', 'create-account', '--name', 'Acme', '--json'], env)
       expect(account.code).toBe(0)
       const lines = account.stdout.trim().split('\n')
       expect(lines).toHaveLength(1)
@@ -242,7 +139,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
       expect(created.accountId).toMatch(/^[0-9a-f-]{36}$/)
       expect(created.apiKey).toMatch(/^qrk_[0-9A-Za-z]{40}$/)
 
-      const key = await run(
+      const key = await runServerCommand(
         ['admin', 'create-key', '--account', created.accountId, '--scope', 'read', '--json'],
         env,
       )
@@ -252,7 +149,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
       expect(readKey.apiKey).toMatch(/^qrk_[0-9A-Za-z]{40}$/)
       expect(readKey.apiKey).not.toBe(created.apiKey)
 
-      const server = await startProcess(env)
+      const server = await startServerProcess(env)
       try {
         expect(server.stdout()).not.toMatch(KEY)
         expect(server.stderr()).not.toMatch(KEY)
@@ -264,7 +161,10 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
         const image = `${server.url}/api/v1/qr-codes/${code.id}/image.png`
         for (let i = 0; i < 2; i++) expect((await reader.get(image)).status).toBe(200)
 
-        const free = await run(['admin', 'set-plan', '--account', created.accountId, '--plan', 'free'], env)
+        const free = await runServerCommand(
+          ['admin', 'set-plan', '--account', created.accountId, '--plan', 'free'],
+          env,
+        )
         expect(free.code).toBe(0)
         expect(free.stdout).toMatch(/plan free/)
         expectError(await reader.get('/qr-codes'), 403, 'plan_required')
@@ -281,7 +181,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
           '--status',
           'past_due',
         ]
-        expect((await run(back, env)).code).toBe(0)
+        expect((await runServerCommand(back, env)).code).toBe(0)
         expect((await reader.get('/qr-codes')).status).toBe(200)
         const cancel = [
           'admin',
@@ -293,7 +193,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
           '--status',
           'canceled',
         ]
-        expect((await run(cancel, env)).code).toBe(0)
+        expect((await runServerCommand(cancel, env)).code).toBe(0)
         expectError(await reader.get('/qr-codes'), 403, 'plan_required')
 
         const tier = [
@@ -306,7 +206,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
           '--rate-limit',
           '2',
         ]
-        expect((await run(['admin', 'set-plan', ...tier], env)).code).toBe(0)
+        expect((await runServerCommand(['admin', 'set-plan', ...tier], env)).code).toBe(0)
         const first = await reader.get('/qr-codes')
         expect(first.headers.get('x-ratelimit-limit')).toBe('2')
         expect((await reader.get('/qr-codes')).status).toBe(200)
@@ -317,7 +217,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
     }, 120_000)
 
     it('prints a readable key without --json', async () => {
-      const account = await run(['admin', 'create-account', '--name', 'Plain'], env)
+      const account = await runServerCommand(['admin', 'create-account', '--name', 'Plain'], env)
       expect(account.code).toBe(0)
       expect(account.stdout).toMatch(/Created account "Plain" \(pro\)/)
       expect(account.stdout.match(KEY)).toHaveLength(1)
@@ -339,7 +239,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
         ['admin'],
         ['frobnicate'],
       ]
-      const outputs = await Promise.all(cases.map((args) => run(args, env)))
+      const outputs = await Promise.all(cases.map((args) => runServerCommand(args, env)))
       outputs.forEach((out, i) => {
         const what = JSON.stringify(cases[i])
         expect(out.code, what).toBe(2)
@@ -351,23 +251,26 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
     }, 120_000)
 
     it('exits 1 with a message for an unknown account', async () => {
-      const out = await run(['admin', 'create-key', '--account', '00000000-0000-4000-8000-000000000000'], env)
+      const out = await runServerCommand(
+        ['admin', 'create-key', '--account', '00000000-0000-4000-8000-000000000000'],
+        env,
+      )
       expect(out.code).toBe(1)
       expect(out.stderr).toMatch(/No account with id 00000000-0000-4000-8000-000000000000/)
       expect(out.stderr).not.toMatch(USAGE)
     }, 60_000)
 
     it('prints the usage with --help and exits 0', async () => {
-      const out = await run(['--help'], env)
+      const out = await runServerCommand(['--help'], env)
       expect(out.code).toBe(0)
       expect(out.stdout).toMatch(USAGE)
     }, 60_000)
 
     it('migrates, then reports the database up to date', async () => {
-      const first = await run(['migrate'], env)
+      const first = await runServerCommand(['migrate'], env)
       expect(first.code).toBe(0)
       expect(first.stdout).toMatch(/^Applied: /)
-      const second = await run(['migrate'], env)
+      const second = await runServerCommand(['migrate'], env)
       expect(second.stdout).toBe('Database is up to date\n')
     }, 60_000)
 
@@ -375,7 +278,7 @@ describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) =
       for (let round = 0; round < 3; round++) {
         const fresh =
           dialect === 'sqlite' ? { ...env, DATABASE_URL: `file:${join(dir, `race-${round}.db`)}` } : env
-        const outputs = await Promise.all([0, 1, 2].map(() => run(['migrate'], fresh)))
+        const outputs = await Promise.all([0, 1, 2].map(() => runServerCommand(['migrate'], fresh)))
         for (const out of outputs) expect(out.code, out.stderr).toBe(0)
         expect(outputs.filter((out) => out.stdout.startsWith('Applied: '))).toHaveLength(
           round === 0 || dialect === 'sqlite' ? 1 : 0,

@@ -5,6 +5,7 @@ import { freePort } from './server.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const MAIN = join(ROOT, 'server', 'src', 'main.ts')
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx')
 
 export interface Output {
   code: number | null
@@ -13,12 +14,19 @@ export interface Output {
   stderr: string
 }
 
-/** `qrctl-server <args>` from source, in one node process (tsx loaded as a hook). */
+/**
+ * `qrctl-server <args>` from source. `node` loads tsx as a hook in one process, as production
+ * runs `node dist/main.js`; `tsx` is the CLI a developer types (`npx tsx --conditions=source
+ * server/src/main.ts`). The tsx CLI relays a signal to its child and SIGKILLs it when the child
+ * does not acknowledge within 60 ms, so a shutdown test with a busy event loop needs `node`.
+ */
 export function launchServerCommand(
   args: string[],
   env: Record<string, string>,
+  runner: 'node' | 'tsx' = 'node',
 ): { child: ChildProcess; done: Promise<Output> } {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', MAIN, ...args], {
+  const argv = ['--conditions=source', ...(runner === 'node' ? ['--import', 'tsx'] : []), MAIN, ...args]
+  const child = spawn(runner === 'node' ? process.execPath : TSX, argv, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -31,9 +39,15 @@ export function launchServerCommand(
     out.stderr += chunk.toString('utf8')
   })
   const done = new Promise<Output>((resolve) => {
+    // Let the pipes drain before reading them.
     child.on('exit', (code, signal) => setTimeout(() => resolve({ code, signal, ...out }), 50))
   })
   return { child, done }
+}
+
+/** `qrctl-server <args>` to its end. */
+export function runServerCommand(args: string[], env: Record<string, string>): Promise<Output> {
+  return launchServerCommand(args, env).done
 }
 
 export interface ServerProcess {
@@ -42,19 +56,38 @@ export interface ServerProcess {
   done: Promise<Output>
   /** What it wrote so far, both streams. */
   output(): string
+  /** stdout so far: the log stream, JSON lines only. */
+  stdout(): string
+  /** stderr so far: words for the terminal (the first key's banner). */
+  stderr(): string
+  /** Sends the signal and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<Output>
 }
 
-/** `qrctl-server start` on a free loopback port, resolved once /healthz answers. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * `qrctl-server start` on a free loopback port, resolved once /healthz answers and the banner
+ * (with the first key, when there is one) is printed.
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  runner: 'node' | 'tsx' = 'node',
+): Promise<ServerProcess> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const { child, done } = launchServerCommand(['start'], { ...env, PORT: String(port), HOST: '127.0.0.1' })
-  let output = ''
-  const keep = (chunk: Buffer) => {
-    output += chunk.toString('utf8')
-  }
-  child.stdout?.on('data', keep)
-  child.stderr?.on('data', keep)
+  const { child, done } = launchServerCommand(
+    ['start'],
+    { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    runner,
+  )
+  const out = { both: '', stdout: '', stderr: '' }
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out.both += chunk.toString('utf8')
+    out.stdout += chunk.toString('utf8')
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    out.both += chunk.toString('utf8')
+    out.stderr += chunk.toString('utf8')
+  })
   let exited: Output | undefined
   void done.then((o) => {
     exited = o
@@ -63,13 +96,24 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const deadline = Date.now() + 90_000
   for (;;) {
     if (exited) throw new Error(`server exited early (${exited.code}): ${exited.stderr}`)
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`)
+    if (Date.now() > deadline) throw new Error(`server did not start: ${out.both}`)
     const ok = await fetch(`${url}/healthz`).then(
       (r) => r.ok,
       () => false,
     )
-    if (ok) break
+    if (ok && out.stderr.includes('listening on')) break
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  return { url, child, done, output: () => output }
+  return {
+    url,
+    child,
+    done,
+    output: () => out.both,
+    stdout: () => out.stdout,
+    stderr: () => out.stderr,
+    stop: (signal = 'SIGTERM') => {
+      child.kill(signal)
+      return done
+    },
+  }
 }
