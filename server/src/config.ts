@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -26,6 +27,13 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   IDEMPOTENCY_PENDING_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  // DESIGN §18: N server processes on one port (node:cluster), or `auto`: one per core.
+  WORKERS: z
+    .string()
+    .default('1')
+    .transform((v) => (v.trim().toLowerCase() === 'auto' ? String(availableParallelism()) : v))
+    .pipe(z.coerce.number({ message: 'WORKERS must be a number of processes or auto' }).int().min(1).max(64)),
 })
 
 export type DatabaseTarget =
@@ -52,6 +60,10 @@ export interface Config {
    * before committing); a retry with the key then runs it again. Until then a retry is 409.
    */
   idempotencyPendingMs: number
+  /** PostgreSQL connections of the whole server: under WORKERS=N each worker opens its share. */
+  databasePoolSize: number
+  /** Server processes sharing the port (`WORKERS`, `auto` = one per core); 1 = no cluster. */
+  workers: number
 }
 
 export function parseDatabaseUrl(url: string): DatabaseTarget {
@@ -86,5 +98,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     idempotencyPendingMs: e.IDEMPOTENCY_PENDING_SECONDS * 1000,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    workers: e.WORKERS,
   }
 }

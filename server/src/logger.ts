@@ -1,5 +1,6 @@
 import { pino } from 'pino'
 import type { Config } from './config.js'
+import { workerId } from './lib/worker.js'
 
 export type Logger = pino.Logger
 
@@ -11,7 +12,8 @@ export type Logger = pino.Logger
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({
     level: config.logLevel,
-    base: { service: 'qrctl' },
+    // Under WORKERS=N every line says which worker wrote it (its number and pid).
+    base: workerId ? { service: 'qrctl', worker: workerId, pid: process.pid } : { service: 'qrctl' },
     redact: {
       paths: [
         'authorization',

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
+import cluster from 'node:cluster'
 import { parseArgs } from 'node:util'
-import { Scope } from '@qrctl/contract'
+import { type ApiKeyWithSecret, Scope } from '@qrctl/contract'
 import { z } from 'zod'
+import { runPrimary } from './cluster.js'
 import { type Config, loadConfig } from './config.js'
 import { backupDatabase } from './db/backup.js'
 import { migrateToLatest, openDatabase } from './db/database.js'
@@ -125,17 +127,14 @@ function adminAction(command: string | undefined, options: AdminOptions): AdminA
   throw new UsageError(`Unknown admin command: ${command ?? '(none)'}`)
 }
 
-async function start(config: Config): Promise<void> {
-  const running = await startServer(config)
-  const first = await accounts.seedFirstAccount(running.ctx)
-  // DESIGN §2: stdout is the log stream (JSON lines); words for the person at the terminal,
-  // and above all the first key, go to stderr, so a log shipper never receives the key.
+/**
+ * DESIGN §2: stdout is the log stream (JSON lines); words for the person at the terminal, and
+ * above all the first key, go to stderr, so a log shipper never receives the key.
+ */
+function announce(config: Config, first: { key: ApiKeyWithSecret } | undefined): void {
+  const workers = config.workers > 1 ? `, ${config.workers} workers` : ''
   process.stderr.write(
-    `qrctl server listening on ${config.publicBaseUrl} (database: ${config.database.dialect})\n`,
-  )
-  running.ctx.logger.info(
-    { publicBaseUrl: config.publicBaseUrl, dialect: config.database.dialect },
-    'listening',
+    `qrctl server listening on ${config.publicBaseUrl} (database: ${config.database.dialect}${workers})\n`,
   )
   if (first) {
     process.stderr.write(
@@ -143,6 +142,19 @@ async function start(config: Config): Promise<void> {
         `Try: curl -H "Authorization: Bearer ${first.key.secret}" ${config.publicBaseUrl}/api/v1/qr-codes\n\n`,
     )
   }
+}
+
+async function start(config: Config): Promise<void> {
+  // WORKERS=N: the primary migrates, seeds, forks and supervises (cluster.ts); each worker
+  // serves as a single server does, without migrating, seeding or announcing again.
+  if (config.workers > 1 && cluster.isPrimary)
+    return runPrimary(config, { onListening: (first) => announce(config, first) })
+  const running = await startServer(config)
+  running.ctx.logger.info(
+    { publicBaseUrl: config.publicBaseUrl, dialect: config.database.dialect },
+    'listening',
+  )
+  if (!cluster.isWorker) announce(config, await accounts.seedFirstAccount(running.ctx))
   const stop = (signal: string) => {
     running.ctx.logger.info({ signal }, 'shutting down')
     running.close().then(
@@ -153,8 +165,11 @@ async function start(config: Config): Promise<void> {
       },
     )
   }
-  process.once('SIGTERM', () => stop('SIGTERM'))
-  process.once('SIGINT', () => stop('SIGINT'))
+  // A worker hears Ctrl-C twice (from the terminal and from the primary): closing is idempotent,
+  // and a second signal must not fall through to Node's default handler and kill it mid-drain.
+  const listen = cluster.isWorker ? process.on.bind(process) : process.once.bind(process)
+  listen('SIGTERM', () => stop('SIGTERM'))
+  listen('SIGINT', () => stop('SIGINT'))
 }
 
 async function backup(config: Config, file: string | undefined, rest: string[]): Promise<void> {

@@ -14,6 +14,7 @@ import { createDrainer, type Drainer } from './http/shutdown.js'
 import { scheduleHousekeeping } from './jobs.js'
 import { type Clock, systemClock } from './lib/clock.js'
 import { type Ids, randomIds } from './lib/ids.js'
+import { prepareWorker } from './lib/worker.js'
 import { createLogger, type Logger } from './logger.js'
 import type { ScanBufferOptions } from './modules/scans/scan-buffer.js'
 import { type ScanRecorder, startScanRecorder } from './modules/scans/scan-recorder.js'
@@ -54,8 +55,11 @@ export function createContext(config: Config, handle: DatabaseHandle, options: S
 /** Opens and migrates the database, then serves the app on config.host:config.port (0 = any free port). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config)
-  const handle = openDatabase(config.database, (error) =>
-    logger.warn({ err: error }, 'database connection lost'),
+  prepareWorker(logger)
+  const handle = openDatabase(
+    config.database,
+    (error) => logger.warn({ err: error }, 'database connection lost'),
+    Math.max(2, Math.ceil(config.databasePoolSize / config.workers)),
   )
   await migrateToLatest(handle.db)
   const ctx = createContext(config, handle, { ...options, logger })

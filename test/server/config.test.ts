@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { loadConfig } from '@qrctl/server'
 import { describe, expect, it } from 'vitest'
 
@@ -16,6 +17,8 @@ describe('configuration from the environment', () => {
       rateLimitPerMinute: 100,
       shutdownTimeoutMs: 10_000,
       idempotencyPendingMs: 60_000,
+      databasePoolSize: 10,
+      workers: 1,
     })
   })
 
@@ -33,6 +36,8 @@ describe('configuration from the environment', () => {
       RATE_LIMIT_PER_MINUTE: '250',
       SHUTDOWN_TIMEOUT_MS: '25000',
       IDEMPOTENCY_PENDING_SECONDS: '5',
+      DATABASE_POOL_SIZE: '30',
+      WORKERS: '3',
     })
     expect(config).toEqual({
       port: 8080,
@@ -47,7 +52,16 @@ describe('configuration from the environment', () => {
       rateLimitPerMinute: 250,
       shutdownTimeoutMs: 25_000,
       idempotencyPendingMs: 5000,
+      databasePoolSize: 30,
+      workers: 3,
     })
+  })
+
+  it('reads WORKERS=auto as one process per core, and refuses what is not a count', () => {
+    expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism())
+    expect(loadConfig({ WORKERS: ' Auto ' }).workers).toBe(availableParallelism())
+    for (const bad of ['0', '-1', '1.5', 'many', '65'])
+      expect(() => loadConfig({ WORKERS: bad })).toThrow(/WORKERS/)
   })
 
   it('defaults PUBLIC_BASE_URL to localhost on PORT', () => {

@@ -46,11 +46,13 @@ pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10))
 export function openDatabase(
   target: DatabaseTarget,
   onConnectionError: (error: Error) => void = () => {},
+  /** PostgreSQL connections at most (under WORKERS=N, each worker's share of DATABASE_POOL_SIZE). */
+  poolSize = 10,
 ): DatabaseHandle {
   if (target.dialect === 'postgres') {
     const pool = new pg.Pool({
       connectionString: target.connectionString,
-      max: 10,
+      max: poolSize,
       // While the database is unreachable a request waits at most this long for a connection,
       // then answers 503, rather than queueing until the client gives up.
       connectionTimeoutMillis: 3000,

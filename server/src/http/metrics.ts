@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express'
 import { Histogram } from 'prom-client'
 import { registry } from '../lib/metrics.js'
+import { metricsText } from '../lib/worker.js'
 
 /** Request times by method, route pattern and status, for Express and the fast paths alike (see request.ts). */
 export const httpDuration = new Histogram({
@@ -13,5 +14,5 @@ export const httpDuration = new Histogram({
 
 export const metricsHandler: RequestHandler = async (_req, res) => {
   res.setHeader('Content-Type', registry.contentType)
-  res.send(await registry.metrics())
+  res.send(await metricsText())
 }

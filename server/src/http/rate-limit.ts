@@ -1,6 +1,8 @@
+import cluster from 'node:cluster'
 import { Redis } from 'ioredis'
 import {
   type RateLimiterAbstract,
+  RateLimiterCluster,
   RateLimiterMemory,
   RateLimiterRedis,
   RateLimiterRes,
@@ -41,10 +43,39 @@ export const REDIS_OPTIONS = {
   retryStrategy: (times: number) => Math.min(times * 100, 2000),
 } as const
 
+interface LimiterOptions {
+  points: number
+  duration: number
+  keyPrefix: string
+}
+
+/**
+ * Under WORKERS=N without Redis: the counters live in the primary process (cluster.ts creates
+ * rate-limiter-flexible's cluster master), so a limit holds across workers. Should the primary
+ * not answer within a second, the worker counts on its own, as with Redis down.
+ */
+class ClusterLimiter extends RateLimiterCluster {
+  private readonly insurance: RateLimiterMemory
+
+  constructor(options: LimiterOptions) {
+    super({ ...options, timeoutMs: 1000 })
+    this.insurance = new RateLimiterMemory(options)
+  }
+
+  override async consume(key: string | number, points?: number): Promise<RateLimiterRes> {
+    try {
+      return await super.consume(key, points)
+    } catch (error) {
+      if (error instanceof RateLimiterRes) throw error
+      return this.insurance.consume(key, points)
+    }
+  }
+}
+
 /**
  * Fixed 60-second windows (DESIGN §4), one limiter per distinct per-minute limit so an
- * account's override needs no limiter of its own. Process-local, or shared through Redis
- * when REDIS_URL is set. While Redis is unreachable each process counts on its own (the
+ * account's override needs no limiter of its own. Process-local, shared through Redis when
+ * REDIS_URL is set, or held by the primary process under WORKERS=N without Redis. While Redis is unreachable each process counts on its own (the
  * limiter's insurance), so an outage neither fails every request nor lifts the limit.
  */
 export class RateLimits {
@@ -85,7 +116,9 @@ export class RateLimits {
             rejectIfRedisNotReady: true,
             insuranceLimiter: new RateLimiterMemory(options),
           })
-        : new RateLimiterMemory(options)
+        : cluster.isWorker
+          ? new ClusterLimiter(options)
+          : new RateLimiterMemory(options)
       this.limiters.set(points, limiter)
     }
     return limiter
