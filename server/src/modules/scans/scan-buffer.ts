@@ -55,6 +55,9 @@ export class ScanBuffer {
 
   push(event: ScanEvent): void {
     this.events.push(event)
+    // A write that hangs (a lock held for long) must not grow memory without bound either;
+    // trimmed in steps of a tenth, so a full buffer costs no copying per scan.
+    if (this.events.length > this.options.maxPending * 1.1) this.dropOldest()
     if (this.events.length >= this.options.maxBatch && !this.writing) void this.flush()
   }
 
@@ -94,6 +97,14 @@ export class ScanBuffer {
     liveBuffers.delete(this)
   }
 
+  /** Keeps the newest `maxPending`; the oldest are counted as dropped. */
+  private dropOldest(): void {
+    const excess = this.events.length - this.options.maxPending
+    if (excess <= 0) return
+    this.events.splice(0, excess)
+    scanMetrics.dropped.inc(excess)
+  }
+
   private async writeBatch(batch: ScanEvent[]): Promise<void> {
     try {
       const written = await this.write(batch)
@@ -101,11 +112,7 @@ export class ScanBuffer {
     } catch (error) {
       scanMetrics.writeFailures.inc()
       this.events = batch.concat(this.events)
-      const excess = this.events.length - this.options.maxPending
-      if (excess > 0) {
-        this.events.splice(0, excess)
-        scanMetrics.dropped.inc(excess)
-      }
+      this.dropOldest()
       this.logger.error({ err: error, pending: this.events.length }, 'writing scans failed; will retry')
     }
   }

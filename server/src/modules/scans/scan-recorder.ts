@@ -2,8 +2,8 @@ import type { Ctx } from '../../context.js'
 import { openGeoIp } from '../../geo/geoip.js'
 import { ScanBuffer, type ScanBufferOptions } from './scan-buffer.js'
 import { referrerHost, userAgentDetails, visitorId } from './scan-details.js'
-import { loadVisitorSecret, writeScans } from './scans.service.js'
-import { SeenVisitors } from './seen-visitors.js'
+import { createScanWriter } from './scan-writer.js'
+import { loadVisitorSecret } from './scans.service.js'
 
 export interface ScanRequest {
   qrCodeId: string
@@ -30,8 +30,9 @@ export async function startScanRecorder(
   options: Partial<ScanBufferOptions> = {},
 ): Promise<ScanRecorder> {
   const [secret, geoip] = await Promise.all([loadVisitorSecret(ctx), openGeoIp(ctx.config.geoipDb)])
-  const seen = new SeenVisitors()
-  const buffer = new ScanBuffer((events) => writeScans(ctx, events, seen), ctx.logger, options)
+  const writer = createScanWriter(ctx)
+  await writer.ready
+  const buffer = new ScanBuffer((events) => writer.write(events), ctx.logger, options)
   buffer.start()
   return {
     record({ qrCodeId, ip, userAgent, referer }) {
@@ -53,6 +54,9 @@ export async function startScanRecorder(
     },
     pending: () => buffer.pending,
     flush: () => buffer.flush(),
-    close: () => buffer.close(ctx.config.shutdownTimeoutMs),
+    close: async () => {
+      await buffer.close(ctx.config.shutdownTimeoutMs)
+      await writer.close()
+    },
   }
 }

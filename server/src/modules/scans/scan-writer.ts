@@ -1,0 +1,117 @@
+import { Worker } from 'node:worker_threads'
+import type { Config } from '../../config.js'
+import type { Ctx } from '../../context.js'
+import type { ScanEvent } from './scan-event.js'
+import { writeScans } from './scans.service.js'
+import { SeenVisitors } from './seen-visitors.js'
+
+/**
+ * Where buffered scans are written. On a SQLite file a worker thread owns a write connection
+ * of its own (DESIGN §18): better-sqlite3 is synchronous, so a batch written on the main
+ * thread held every redirect for its duration (issue #20: p99 4.85× a bare server's), and a
+ * lock held by another process stalled it further. The main thread only posts the batch and
+ * hears back; redirects never wait on a write. PostgreSQL's driver is asynchronous already, and
+ * an in-memory SQLite database cannot be shared with a thread, so both write in-process.
+ */
+export interface ScanWriter {
+  /** Resolves once the writer can write (its thread has opened the database). */
+  ready: Promise<void>
+  /** Stores the batch (see `writeScans`); resolves with how many were kept, rejects when the write failed. */
+  write(events: ScanEvent[]): Promise<number>
+  close(): Promise<void>
+}
+
+export function createScanWriter(ctx: Ctx): ScanWriter {
+  const { database } = ctx.config
+  if (database.dialect === 'sqlite' && database.filename !== ':memory:') return threadWriter(ctx.config)
+  const seen = new SeenVisitors()
+  return { ready: Promise.resolve(), write: (events) => writeScans(ctx, events, seen), close: async () => {} }
+}
+
+export interface WriteRequest {
+  id: number
+  events: ScanEvent[]
+}
+export type WriteAnswer =
+  | { id: number; written: number }
+  | { id: number; error: string }
+  /** Posted once, when the thread's database is open. */
+  | { ready: true }
+export interface WriterData {
+  config: Config
+}
+
+function threadWriter(config: Config): ScanWriter {
+  // From source (tsx, vitest) the thread needs the same TypeScript loader; the build is plain JS.
+  const fromSource = import.meta.url.endsWith('.ts')
+  const entry = new URL(`./scan-writer.thread.${fromSource ? 'ts' : 'js'}`, import.meta.url)
+  const pending = new Map<number, { resolve(n: number): void; reject(e: Error): void }>()
+  let next = 0
+  let worker: Worker | undefined
+  let closed = false
+
+  const failAll = (error: Error) => {
+    for (const p of pending.values()) p.reject(error)
+    pending.clear()
+  }
+  let markReady: () => void = () => {}
+  let failStart: (error: Error) => void = () => {}
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve
+    failStart = reject
+  })
+  /** The thread, started again after it died: its batch failed and goes back to the buffer. */
+  const thread = () => {
+    if (worker) return worker
+    const options = { workerData: { config } satisfies WriterData }
+    const started = fromSource
+      ? // tsx's hooks do not reach a thread through execArgv: the thread registers them first.
+        new Worker(
+          `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}) })`,
+          { ...options, eval: true, execArgv: ['--conditions=source'] },
+        )
+      : new Worker(entry, options)
+    started.on('message', (answer: WriteAnswer) => {
+      if ('ready' in answer) {
+        if (pending.size === 0) started.unref()
+        return markReady()
+      }
+      const waiting = pending.get(answer.id)
+      pending.delete(answer.id)
+      if (pending.size === 0) started.unref()
+      if ('error' in answer) waiting?.reject(new Error(answer.error))
+      else waiting?.resolve(answer.written)
+    })
+    started.on('error', (error) => {
+      failStart(error)
+      failAll(error)
+    })
+    started.on('exit', (code) => {
+      if (worker === started) worker = undefined
+      failAll(new Error(`the scan writer thread exited (${code})`))
+    })
+    // The thread keeps the process alive while it starts and while a batch is being written.
+    worker = started
+    return started
+  }
+
+  // Started now, not on the first scan: loading its modules takes a moment.
+  thread()
+  return {
+    ready,
+    write(events) {
+      if (closed) return Promise.reject(new Error('the scan writer is closed'))
+      const id = next++
+      return new Promise<number>((resolve, reject) => {
+        pending.set(id, { resolve, reject })
+        const target = thread()
+        target.ref()
+        target.postMessage({ id, events } satisfies WriteRequest)
+      })
+    },
+    async close() {
+      closed = true
+      await worker?.terminate()
+    },
+  }
+}
