@@ -1,4 +1,15 @@
+import { isIP } from 'node:net'
 import { z } from 'zod'
+
+/** A WEBHOOK_ALLOW_HOSTS entry: a host name, an IP address, or an IP/prefix within range. */
+function isAllowEntry(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/')
+  if (rest.length > 0) return false
+  const family = isIP(address)
+  if (prefix === undefined) return family !== 0 || /^[a-z0-9.-]+$/.test(address)
+  const bits = Number(prefix)
+  return family !== 0 && /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128)
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -26,6 +37,30 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   IDEMPOTENCY_PENDING_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  // DESIGN §15: host names, IPs or CIDRs a webhook may reach although they are not public.
+  WEBHOOK_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h.length > 0),
+    )
+    .refine(
+      (entries) => entries.every(isAllowEntry),
+      'WEBHOOK_ALLOW_HOSTS must be comma-separated host names, IP addresses or CIDRs (10.0.0.0/8)',
+    ),
+  WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .default('5,300,1800,7200,18000,36000,36000')
+    .transform((v) => (v.trim() === '' ? [] : v.split(',').map((d) => Number(d.trim()))))
+    .refine(
+      (delays) => delays.length <= 20 && delays.every((d) => Number.isFinite(d) && d >= 0 && d <= 604_800),
+      'WEBHOOK_RETRY_DELAYS must be up to 20 comma-separated delays in seconds (0–604800)',
+    ),
+  WEBHOOK_FAILURE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(20),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 })
 
 export type DatabaseTarget =
@@ -52,6 +87,14 @@ export interface Config {
    * before committing); a retry with the key then runs it again. Until then a retry is 409.
    */
   idempotencyPendingMs: number
+  /** Webhook destinations allowed although not public: host names, IPs or CIDRs, lower case. */
+  webhookAllowHosts: string[]
+  /** Seconds before each retry of a failed delivery: at most 1 + length attempts. */
+  webhookRetryDelays: number[]
+  /** Deliveries in a row that ended failed before a webhook is disabled (`failing`). */
+  webhookFailureLimit: number
+  /** An attempt not answered in full within this long has failed. */
+  webhookTimeoutMs: number
 }
 
 export function parseDatabaseUrl(url: string): DatabaseTarget {
@@ -86,5 +129,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     idempotencyPendingMs: e.IDEMPOTENCY_PENDING_SECONDS * 1000,
+    webhookAllowHosts: e.WEBHOOK_ALLOW_HOSTS,
+    webhookRetryDelays: e.WEBHOOK_RETRY_DELAYS,
+    webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
   }
 }

@@ -16,6 +16,10 @@ describe('configuration from the environment', () => {
       rateLimitPerMinute: 100,
       shutdownTimeoutMs: 10_000,
       idempotencyPendingMs: 60_000,
+      webhookAllowHosts: [],
+      webhookRetryDelays: [5, 300, 1800, 7200, 18000, 36000, 36000],
+      webhookFailureLimit: 20,
+      webhookTimeoutMs: 10_000,
     })
   })
 
@@ -33,6 +37,10 @@ describe('configuration from the environment', () => {
       RATE_LIMIT_PER_MINUTE: '250',
       SHUTDOWN_TIMEOUT_MS: '25000',
       IDEMPOTENCY_PENDING_SECONDS: '5',
+      WEBHOOK_ALLOW_HOSTS: 'Hooks.internal, 10.0.0.0/8,::1',
+      WEBHOOK_RETRY_DELAYS: '1, 2.5,60',
+      WEBHOOK_FAILURE_LIMIT: '3',
+      WEBHOOK_TIMEOUT_MS: '2500',
     })
     expect(config).toEqual({
       port: 8080,
@@ -47,7 +55,26 @@ describe('configuration from the environment', () => {
       rateLimitPerMinute: 250,
       shutdownTimeoutMs: 25_000,
       idempotencyPendingMs: 5000,
+      webhookAllowHosts: ['hooks.internal', '10.0.0.0/8', '::1'],
+      webhookRetryDelays: [1, 2.5, 60],
+      webhookFailureLimit: 3,
+      webhookTimeoutMs: 2500,
     })
+  })
+
+  it('reads an empty WEBHOOK_RETRY_DELAYS as no retries', () => {
+    expect(loadConfig({ WEBHOOK_RETRY_DELAYS: '' }).webhookRetryDelays).toEqual([])
+  })
+
+  it.each([
+    ['WEBHOOK_RETRY_DELAYS', '5,soon'],
+    ['WEBHOOK_RETRY_DELAYS', '-1'],
+    ['WEBHOOK_ALLOW_HOSTS', '10.0.0.0/33'],
+    ['WEBHOOK_ALLOW_HOSTS', 'example.com/8'],
+    ['WEBHOOK_FAILURE_LIMIT', '0'],
+    ['WEBHOOK_TIMEOUT_MS', 'fast'],
+  ])('refuses %s=%s naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(name)
   })
 
   it('defaults PUBLIC_BASE_URL to localhost on PORT', () => {

@@ -1,5 +1,6 @@
 import type { Ctx } from '../../context.js'
 import { openGeoIp } from '../../geo/geoip.js'
+import { appendScanEvents } from '../webhooks/webhook-outbox.js'
 import { ScanBuffer, type ScanBufferOptions } from './scan-buffer.js'
 import { referrerHost, userAgentDetails, visitorId } from './scan-details.js'
 import { loadVisitorSecret, writeScans } from './scans.service.js'
@@ -31,7 +32,11 @@ export async function startScanRecorder(
 ): Promise<ScanRecorder> {
   const [secret, geoip] = await Promise.all([loadVisitorSecret(ctx), openGeoIp(ctx.config.geoipDb)])
   const seen = new SeenVisitors()
-  const buffer = new ScanBuffer((events) => writeScans(ctx, events, seen), ctx.logger, options)
+  const buffer = new ScanBuffer(
+    (events) => writeScans(ctx, events, seen, (trx, kept) => appendScanEvents(ctx, trx, kept)),
+    ctx.logger,
+    options,
+  )
   buffer.start()
   return {
     record({ qrCodeId, ip, userAgent, referer }) {
