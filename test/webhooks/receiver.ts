@@ -10,13 +10,17 @@ export interface Received {
 }
 
 /** How the receiver answers one request: a status, or never (the socket stays open). */
-export type Answer = { status: number; body?: string; headers?: Record<string, string> } | 'hang'
+export type Answer =
+  | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number }
+  | 'hang'
 
 export interface Receiver {
   /** e.g. http://127.0.0.1:PORT/hook */
   url: string
   port: number
   received: Received[]
+  /** The most requests it held open at once. */
+  maxConcurrent: number
   /** Decides each answer; 204 by default. */
   answer: (req: Received) => Answer
   /** Resolves once `count` requests have arrived (polling), failing after `timeoutMs`. */
@@ -31,6 +35,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     url: '',
     port: 0,
     received: [],
+    maxConcurrent: 0,
     answer: () => ({ status: 204 }),
     async waitFor(count, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs
@@ -47,7 +52,13 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+  let open = 0
   const server: Server = createServer((req, res) => {
+    open++
+    receiver.maxConcurrent = Math.max(receiver.maxConcurrent, open)
+    res.on('close', () => {
+      open--
+    })
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
@@ -62,8 +73,12 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
         hanging.add(res)
         return
       }
-      res.writeHead(answer.status, answer.headers)
-      res.end(answer.body ?? '')
+      const send = () => {
+        res.writeHead(answer.status, answer.headers)
+        res.end(answer.body ?? '')
+      }
+      if (answer.delayMs) setTimeout(send, answer.delayMs)
+      else send()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
