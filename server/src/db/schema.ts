@@ -143,7 +143,9 @@ export interface WebhookEventsTable {
   id: string
   account_id: string
   type: string
+  qr_code_id: string | null
   body: string
+  is_fanned_out: number
   created_at: string
 }
 

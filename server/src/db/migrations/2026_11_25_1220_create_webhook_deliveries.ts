@@ -26,7 +26,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('webhook_deliveries_due_idx')
     .on('webhook_deliveries')
-    .columns(['status', 'next_attempt_at'])
+    .columns(['webhook_id', 'status', 'next_attempt_at'])
     .execute()
   await db.schema
     .createIndex('webhook_deliveries_list_idx')

@@ -18,46 +18,39 @@ export interface ClaimedDelivery {
 export interface ClaimOptions {
   now: string
   leaseUntil: string
-  /** At most this many per webhook… */
-  perWebhook: number
-  /** …and this many in all. */
+  /** At most this many. */
   limit: number
-  /** Webhooks this process has enough of in flight. */
-  skipWebhookIds: string[]
+}
+
+/** The active webhooks: the sender claims for each in turn (a short list per process). */
+export async function activeWebhookIds(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('webhooks').select('id').where('is_active', '=', 1).execute()
+  return rows.map((r) => r.id)
 }
 
 /**
- * Leases due deliveries of active webhooks, oldest first and at most `perWebhook` of each.
- * The UPDATE checks the lease again, so of two processes claiming the same row one gets it;
- * on PostgreSQL `SKIP LOCKED` lets the other move on to other rows instead of waiting, and on
- * SQLite the single statement runs under the database's write lock.
+ * Leases a webhook's due deliveries, oldest first, through the (webhook, status, due) index:
+ * a long backlog costs nothing until its turn. The UPDATE checks the lease again, so of two
+ * processes claiming the same row one gets it; on PostgreSQL `SKIP LOCKED` lets the other move
+ * on instead of waiting, and on SQLite the single statement runs under the write lock.
  */
-export async function claimDue(db: Db, dialect: Dialect, o: ClaimOptions): Promise<ClaimedDelivery[]> {
-  const skip =
-    o.skipWebhookIds.length > 0
-      ? sql`and d.webhook_id not in (${sql.join(o.skipWebhookIds.map((id) => sql`${id}`))})`
-      : sql``
-  const candidates = sql`
-    select c.id from (
-      select d.id, d.next_attempt_at,
-        row_number() over (partition by d.webhook_id order by d.next_attempt_at, d.id) as rn
-      from webhook_deliveries d
-      join webhooks w on w.id = d.webhook_id
-      where d.status = 'pending' and d.next_attempt_at <= ${o.now}
-        and (d.lease_until is null or d.lease_until < ${o.now})
-        and w.is_active = 1 ${skip}
-    ) c
-    where c.rn <= ${o.perWebhook}
-    order by c.next_attempt_at
-    limit ${o.limit}`
-  const ids =
-    dialect === 'postgres'
-      ? sql`select id from webhook_deliveries where id in (${candidates}) for update skip locked`
-      : candidates
+export async function claimDue(
+  db: Db,
+  dialect: Dialect,
+  webhookId: string,
+  o: ClaimOptions,
+): Promise<ClaimedDelivery[]> {
+  const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``
   const claimed = await sql<{ id: string }>`
     update webhook_deliveries set lease_until = ${o.leaseUntil}
-    where id in (${ids}) and status = 'pending'
-      and (lease_until is null or lease_until < ${o.now})
+    where id in (
+      select id from webhook_deliveries
+      where webhook_id = ${webhookId} and status = 'pending' and next_attempt_at <= ${o.now}
+        and (lease_until is null or lease_until < ${o.now})
+      order by next_attempt_at
+      limit ${o.limit}
+      ${lock}
+    ) and status = 'pending' and (lease_until is null or lease_until < ${o.now})
     returning id`.execute(db)
   const claimedIds = claimed.rows.map((r) => r.id)
   if (claimedIds.length === 0) return []
@@ -120,12 +113,6 @@ export async function recordAttempt(db: Db, id: string, o: AttemptOutcome): Prom
     })
     .where('id', '=', id)
     .execute()
-}
-
-/** Gives leases back (a process stopping with claimed rows it did not attempt). */
-export async function releaseLeases(db: Db, ids: string[]): Promise<void> {
-  if (ids.length === 0) return
-  await db.updateTable('webhook_deliveries').set({ lease_until: null }).where('id', 'in', ids).execute()
 }
 
 /** After a delivery ended: counts a failure (answering the new count) or resets the count. */

@@ -6,7 +6,7 @@ import { UNKNOWN } from '../scans/scan-rollup.js'
 import type { WebhookRecord } from './webhooks.repository.js'
 import * as repo from './webhooks.repository.js'
 
-type OutboxCtx = Pick<Ctx, 'clock' | 'ids' | 'config'>
+type OutboxCtx = Pick<Ctx, 'clock' | 'ids' | 'config' | 'dialect'>
 
 /** One event of a change, before it is fanned out to the webhooks that want it. */
 export type OutboxEvent = {
@@ -37,42 +37,49 @@ export function maxAttempts(ctx: OutboxCtx): number {
   return 1 + ctx.config.webhookRetryDelays.length
 }
 
-/** Writes events and one pending delivery per receiving webhook; events nobody wants are not stored. */
-async function store(
-  ctx: OutboxCtx,
-  trx: Db,
-  events: { event: OutboxEvent; to: WebhookRecord[] }[],
-): Promise<repo.DeliveryRow[]> {
-  const now = ctx.clock.now().toISOString()
-  const eventRows: repo.EventRow[] = []
-  const deliveryRows: repo.DeliveryRow[] = []
-  for (const { event, to } of events) {
-    if (to.length === 0) continue
-    const id = eventId(ctx)
-    const timestamp = event.timestamp ?? now
-    eventRows.push({
-      id,
-      account_id: event.accountId,
-      type: event.type,
-      body: JSON.stringify({ type: event.type, timestamp, data: event.data }),
-      created_at: now,
-    })
-    for (const webhook of to)
-      deliveryRows.push({
-        id: ctx.ids.uuid(),
-        webhook_id: webhook.id,
-        event_id: id,
-        type: event.type,
-        status: 'pending',
-        attempts: 0,
-        max_attempts: maxAttempts(ctx),
-        next_attempt_at: now,
-        created_at: now,
-      })
+function eventRow(ctx: OutboxCtx, event: OutboxEvent, now: string, isFannedOut: boolean): repo.EventRow {
+  const id = eventId(ctx)
+  const timestamp = event.timestamp ?? now
+  return {
+    id,
+    account_id: event.accountId,
+    type: event.type,
+    qr_code_id: event.qrCodeId,
+    body: JSON.stringify({ type: event.type, timestamp, data: event.data }),
+    is_fanned_out: isFannedOut ? 1 : 0,
+    created_at: now,
   }
-  await repo.insertEvents(trx, eventRows)
-  await repo.insertDeliveries(trx, deliveryRows)
-  return deliveryRows
+}
+
+function deliveryRow(
+  ctx: OutboxCtx,
+  eventId: string,
+  type: string,
+  webhookId: string,
+  now: string,
+): repo.DeliveryRow {
+  return {
+    id: ctx.ids.uuid(),
+    webhook_id: webhookId,
+    event_id: eventId,
+    type,
+    status: 'pending',
+    attempts: 0,
+    max_attempts: maxAttempts(ctx),
+    next_attempt_at: now,
+    created_at: now,
+  }
+}
+
+/** Writes events for the senders to fan out (events nobody wants are not stored). */
+async function store(ctx: OutboxCtx, trx: Db, events: OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return
+  const now = ctx.clock.now().toISOString()
+  await repo.insertEvents(
+    trx,
+    ctx.dialect,
+    events.map((event) => eventRow(ctx, event, now, false)),
+  )
 }
 
 /**
@@ -88,15 +95,10 @@ async function store(
 export async function appendEvents(ctx: OutboxCtx, trx: Db, events: OutboxEvent[]): Promise<void> {
   if (events.length === 0) return
   const webhooks = await repo.activeWebhooksOfAccounts(trx, [...new Set(events.map((e) => e.accountId))])
-  if (webhooks.length === 0) return
-  await store(
-    ctx,
-    trx,
-    events.map((event) => ({
-      event,
-      to: webhooks.filter((w) => w.accountId === event.accountId && wants(w, event.type, event.qrCodeId)),
-    })),
+  const wanted = events.filter((e) =>
+    webhooks.some((w) => w.accountId === e.accountId && wants(w, e.type, e.qrCodeId)),
   )
+  await store(ctx, trx, wanted)
 }
 
 /** `webhook.test` to one webhook, whatever its filters; answers its delivery row. */
@@ -111,8 +113,13 @@ export async function appendTestEvent(
     data: { webhookId: webhook.id },
     qrCodeId: null,
   }
-  const [delivery] = await store(ctx, trx, [{ event, to: [webhook] }])
-  return delivery as repo.DeliveryRow
+  const now = ctx.clock.now().toISOString()
+  // Fanned out at once, to this webhook alone.
+  const row = eventRow(ctx, event, now, true)
+  const delivery = deliveryRow(ctx, row.id, event.type, webhook.id, now)
+  await repo.insertEvents(trx, ctx.dialect, [row])
+  await repo.insertDeliveries(trx, ctx.dialect, [delivery])
+  return delivery
 }
 
 /** `data` of `scan.created`: what analytics shows for the scan. */
@@ -136,22 +143,50 @@ export async function appendScanEvents(ctx: OutboxCtx, trx: Db, scans: readonly 
   if (scans.length === 0) return
   const codes = await repo.scanSubscriptions(trx, [...new Set(scans.map((s) => s.qrCodeId))])
   if (codes.size === 0) return
-  const events: { event: OutboxEvent; to: WebhookRecord[] }[] = []
+  const events: OutboxEvent[] = []
   for (const scan of scans) {
     const code = codes.get(scan.qrCodeId)
-    if (!code) continue
-    const to = code.webhooks.filter((w) => wants(w, 'scan.created', scan.qrCodeId))
-    if (to.length === 0) continue
+    if (!code?.webhooks.some((w) => wants(w, 'scan.created', scan.qrCodeId))) continue
     events.push({
-      event: {
-        accountId: code.accountId,
-        type: 'scan.created',
-        data: scanData(scan, code.shortCode),
-        qrCodeId: scan.qrCodeId,
-        timestamp: scan.scannedAt,
-      },
-      to,
+      accountId: code.accountId,
+      type: 'scan.created',
+      data: scanData(scan, code.shortCode),
+      qrCodeId: scan.qrCodeId,
+      timestamp: scan.scannedAt,
     })
   }
+  // One row per scan here; the fan-out to each webhook happens off the scan path, in the sender.
   await store(ctx, trx, events)
+}
+
+/**
+ * Turns up to `limit` stored events into one pending delivery per active webhook that wants
+ * each (by its events and codes, and created before the event), in one transaction, and
+ * answers how many events it took. Every server process runs it; an event is taken once.
+ */
+export async function fanOutEvents(
+  ctx: Pick<Ctx, 'db' | 'dialect' | 'clock' | 'ids' | 'config'>,
+  limit: number,
+) {
+  return ctx.db.transaction().execute(async (trx) => {
+    const events = await repo.takeEventsToFanOut(trx, ctx.dialect, limit)
+    if (events.length === 0) return 0
+    const webhooks = await repo.activeWebhooksOfAccounts(trx, [...new Set(events.map((e) => e.account_id))])
+    const now = ctx.clock.now().toISOString()
+    const deliveries: repo.DeliveryRow[] = []
+    for (const event of events)
+      for (const w of webhooks)
+        if (
+          w.accountId === event.account_id &&
+          w.createdAt <= event.created_at &&
+          wants(w, event.type as WebhookEventType, event.qr_code_id)
+        )
+          deliveries.push(deliveryRow(ctx, event.id, event.type, w.id, now))
+    await repo.insertDeliveries(trx, ctx.dialect, deliveries)
+    await repo.markFannedOut(
+      trx,
+      events.map((e) => e.id),
+    )
+    return events.length
+  })
 }

@@ -2,13 +2,14 @@ import { isIP } from 'node:net'
 import { Agent, request } from 'undici'
 import type { Ctx } from '../../context.js'
 import {
+  activeWebhookIds,
   type ClaimedDelivery,
   claimDue,
   countEnding,
   recordAttempt,
-  releaseLeases,
 } from './webhook-deliveries.repository.js'
 import { AllowList, guardedLookup, hostOf, mayConnect } from './webhook-destinations.js'
+import { fanOutEvents } from './webhook-outbox.js'
 import { signatureHeader } from './webhook-signing.js'
 import { failPendingDeliveries, updateWebhook } from './webhooks.repository.js'
 
@@ -18,6 +19,13 @@ const POLL_MS = 500
 export const PER_WEBHOOK_IN_FLIGHT = 4
 /** Attempts in flight in one process, over all webhooks. */
 const MAX_IN_FLIGHT = 64
+/** Above this share of its time busy, the process has no time for webhooks… */
+const BUSY_UTILIZATION = 0.5
+/** …beyond this many attempts per poll… */
+const BUSY_ATTEMPTS = 8
+/** …and events fanned out per poll (FAN_OUT when it has the time). */
+const BUSY_FAN_OUT = 100
+const FAN_OUT = 1000
 /** The first 1 KiB of an answer is kept in the delivery log (DESIGN §15). */
 const KEPT_BODY_BYTES = 1024
 
@@ -58,38 +66,58 @@ export function startWebhookSender(ctx: Ctx): WebhookSender {
   let closed = false
   let ticking: Promise<void> | undefined
   let again = false
+  let busy = false
+
+  /**
+   * Redirects and API answers come first (issue #18.6): while the process is busy (its event
+   * loop over BUSY_UTILIZATION since the last look) the sender starts at most BUSY_ATTEMPTS per
+   * poll and waits for the next poll. What it does not send waits in the outbox, not in memory.
+   */
+  let lastLook = performance.eventLoopUtilization()
+  const budget = () => {
+    const since = performance.eventLoopUtilization(lastLook)
+    lastLook = performance.eventLoopUtilization()
+    return since.utilization > BUSY_UTILIZATION ? BUSY_ATTEMPTS : MAX_IN_FLIGHT
+  }
 
   const tick = async () => {
-    if (closed || total >= MAX_IN_FLIGHT) return
+    if (closed) return
+    const allowed = budget()
+    busy = allowed < MAX_IN_FLIGHT
+    // Events first: each becomes one delivery per webhook that wants it.
+    const fanLimit = busy ? BUSY_FAN_OUT : FAN_OUT
+    if ((await fanOutEvents(ctx, fanLimit)) === fanLimit && !busy) again = true
+    let left = Math.min(allowed, MAX_IN_FLIGHT - total)
+    if (left <= 0) return
     const now = ctx.clock.now()
-    const full = [...inFlight].filter(([, n]) => n >= PER_WEBHOOK_IN_FLIGHT).map(([id]) => id)
-    const claimed = await claimDue(ctx.db, ctx.dialect, {
-      now: now.toISOString(),
-      leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
-      perWebhook: PER_WEBHOOK_IN_FLIGHT,
-      limit: MAX_IN_FLIGHT - total,
-      skipWebhookIds: full,
-    })
-    const excess: string[] = []
-    for (const delivery of claimed) {
-      const busy = inFlight.get(delivery.webhookId) ?? 0
-      if (closed || busy >= PER_WEBHOOK_IN_FLIGHT) {
-        excess.push(delivery.id)
-        continue
-      }
-      inFlight.set(delivery.webhookId, busy + 1)
-      total++
-      const running = attemptAndRecord(delivery).finally(() => {
-        attempts.delete(running)
-        total--
-        const left = (inFlight.get(delivery.webhookId) ?? 1) - 1
-        if (left > 0) inFlight.set(delivery.webhookId, left)
-        else inFlight.delete(delivery.webhookId)
-        wake()
+    const leaseUntil = new Date(now.getTime() + leaseMs).toISOString()
+    for (const webhookId of await activeWebhookIds(ctx.db)) {
+      const room = Math.min(left, PER_WEBHOOK_IN_FLIGHT - (inFlight.get(webhookId) ?? 0))
+      if (closed || left <= 0) break
+      if (room <= 0) continue
+      const claimed = await claimDue(ctx.db, ctx.dialect, webhookId, {
+        now: now.toISOString(),
+        leaseUntil,
+        limit: room,
       })
-      attempts.add(running)
+      left -= claimed.length
+      for (const delivery of claimed) start(delivery)
     }
-    await releaseLeases(ctx.db, excess)
+  }
+
+  const start = (delivery: ClaimedDelivery) => {
+    inFlight.set(delivery.webhookId, (inFlight.get(delivery.webhookId) ?? 0) + 1)
+    total++
+    const running = attemptAndRecord(delivery).finally(() => {
+      attempts.delete(running)
+      total--
+      const left = (inFlight.get(delivery.webhookId) ?? 1) - 1
+      if (left > 0) inFlight.set(delivery.webhookId, left)
+      else inFlight.delete(delivery.webhookId)
+      // A free slot is used at once, unless the process is busy: then at the next poll.
+      if (!busy) wake()
+    })
+    attempts.add(running)
   }
 
   const wake = () => {

@@ -1,7 +1,8 @@
 import type { DeliveryStatus, WebhookDelivery, WebhookEventType } from '@qrctl/contract'
 import { type Selectable, sql } from 'kysely'
-import type { Db } from '../../db/database.js'
+import type { Db, Dialect } from '../../db/database.js'
 import type { WebhookDeliveriesTable, WebhooksTable } from '../../db/schema.js'
+import { BatchStatement } from '../scans/batch-statement.js'
 
 export type Subscription = WebhookEventType | '*'
 export type DisabledReason = 'gone' | 'failing'
@@ -173,7 +174,9 @@ export interface EventRow {
   id: string
   account_id: string
   type: string
+  qr_code_id: string | null
   body: string
+  is_fanned_out: number
   created_at: string
 }
 
@@ -193,20 +196,32 @@ export type DeliveryRow = Pick<
 /** Rows per statement: well under both databases' limits on bound parameters. */
 const CHUNK = 200
 
-export async function insertEvents(db: Db, rows: EventRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK)
-    await db
-      .insertInto('webhook_events')
-      .values(rows.slice(i, i + CHUNK))
-      .execute()
+// Scan batches append thousands of rows a second: statements of a few fixed shapes, compiled once.
+const insertEventRows = new BatchStatement<EventRow>(
+  ['id', 'account_id', 'type', 'qr_code_id', 'body', 'is_fanned_out', 'created_at'],
+  (db, rows) => db.insertInto('webhook_events').values(rows),
+)
+const insertDeliveryRows = new BatchStatement<DeliveryRow>(
+  [
+    'id',
+    'webhook_id',
+    'event_id',
+    'type',
+    'status',
+    'attempts',
+    'max_attempts',
+    'next_attempt_at',
+    'created_at',
+  ],
+  (db, rows) => db.insertInto('webhook_deliveries').values(rows),
+)
+
+export async function insertEvents(db: Db, dialect: Dialect, rows: EventRow[]): Promise<void> {
+  await insertEventRows.run(db, dialect, rows)
 }
 
-export async function insertDeliveries(db: Db, rows: DeliveryRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK)
-    await db
-      .insertInto('webhook_deliveries')
-      .values(rows.slice(i, i + CHUNK))
-      .execute()
+export async function insertDeliveries(db: Db, dialect: Dialect, rows: DeliveryRow[]): Promise<void> {
+  await insertDeliveryRows.run(db, dialect, rows)
 }
 
 export function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
@@ -335,4 +350,29 @@ export async function scanSubscriptions(
     }
   }
   return out
+}
+
+export type PendingEvent = Pick<EventRow, 'id' | 'account_id' | 'type' | 'qr_code_id' | 'created_at'>
+
+/**
+ * Events not fanned out yet, oldest first, locked for this transaction: on PostgreSQL another
+ * process skips them (SKIP LOCKED); on SQLite the transaction holds the write lock from BEGIN.
+ */
+export async function takeEventsToFanOut(db: Db, dialect: Dialect, limit: number): Promise<PendingEvent[]> {
+  const query = db
+    .selectFrom('webhook_events')
+    .select(['id', 'account_id', 'type', 'qr_code_id', 'created_at'])
+    .where('is_fanned_out', '=', 0)
+    .orderBy('created_at')
+    .limit(limit)
+  return dialect === 'postgres' ? query.forUpdate().skipLocked().execute() : query.execute()
+}
+
+export async function markFannedOut(db: Db, ids: string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += CHUNK)
+    await db
+      .updateTable('webhook_events')
+      .set({ is_fanned_out: 1 })
+      .where('id', 'in', ids.slice(i, i + CHUNK))
+      .execute()
 }
