@@ -45,13 +45,15 @@ async function startReceivers(): Promise<{ ports: number[]; stop(): Promise<numb
     })
     child.once('exit', (code) => fail(new Error(`receivers exited ${code}`)))
   })
+  const exited = new Promise<number>((done) =>
+    child.once('exit', () => done(Number(output.match(/received (\d+)/)?.[1] ?? 0))),
+  )
   return {
     ports,
-    stop: () =>
-      new Promise((done) => {
-        child.once('exit', () => done(Number(output.match(/received (\d+)/)?.[1] ?? 0)))
-        child.kill('SIGTERM')
-      }),
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      return exited
+    },
   }
 }
 
@@ -86,7 +88,11 @@ async function main() {
   const plainDb = join(dir, 'plain.db')
   const hookedDb = join(dir, 'hooked.db')
   const receivers = await startReceivers()
-  const env = { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' }
+  // BENCH_NODE_OPTIONS (e.g. --require a profiler preload) is handed to the servers.
+  const env = {
+    WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+  }
   try {
     const port = await freePort()
     const setup = await startQrctl(plainDb, port, env)

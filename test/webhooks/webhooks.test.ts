@@ -1,4 +1,5 @@
 import type { QrCode, Webhook, WebhookDelivery, WebhookWithSecret } from '@qrctl/contract'
+import { runHousekeeping } from '@qrctl/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Api, api, createCode, dynamicCode, expectError, MISSING_ID, textCode } from '../api/helpers.js'
 import { AGENTS, PLACES } from '../redirects/scan-helpers.js'
@@ -318,6 +319,37 @@ describe.each(dialects())('webhooks on %s', (dialect) => {
         (r) => r.body.data.disabledReason === 'failing',
       )
       expect(got.body.data.isActive).toBe(false)
+    })
+
+    it('housekeeping drops ended deliveries and their events after 30 days, keeping newer ones', async () => {
+      const { client, receiver, webhook } = await setup()
+      await client.post(`/webhooks/${webhook.id}/test`)
+      await client.post(`/webhooks/${webhook.id}/test`)
+      await receiver.waitFor(2)
+      const [recent, old] = await until(
+        () => deliveries(client, webhook.id),
+        (d) => d.length === 2 && d.every((x) => x.status === 'succeeded'),
+      )
+      const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString()
+      const db = server.ctx.db
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ created_at: longAgo })
+        .where('id', '=', old?.id as string)
+        .execute()
+      await db
+        .updateTable('webhook_events')
+        .set({ created_at: longAgo })
+        .where('id', '=', old?.eventId as string)
+        .execute()
+      expect((await runHousekeeping(server.ctx)).purgedWebhookDeliveries).toBe(1)
+      expect((await deliveries(client, webhook.id)).map((d) => d.id)).toEqual([recent?.id])
+      const events = await db
+        .selectFrom('webhook_events')
+        .select('id')
+        .where('id', '=', old?.eventId as string)
+        .execute()
+      expect(events).toEqual([])
     })
 
     it('a change that is rolled back sends nothing', async () => {

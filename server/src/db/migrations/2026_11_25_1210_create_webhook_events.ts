@@ -21,11 +21,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('webhook_events')
     .columns(['is_fanned_out', 'created_at'])
     .execute()
-  await db.schema
-    .createIndex('webhook_events_created_idx')
-    .on('webhook_events')
-    .column('created_at')
-    .execute()
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against any schema version

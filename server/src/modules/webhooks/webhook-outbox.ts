@@ -21,9 +21,14 @@ export type OutboxEvent = {
   }
 }[WebhookEventType]
 
-/** The `webhook-id` of an event: the same on every attempt and for every webhook. */
+/**
+ * The `webhook-id` of an event: the same on every attempt and for every webhook. 32 hex digits,
+ * the first 12 the time in milliseconds, so new rows append to the outbox's primary key
+ * instead of landing at random places in it (thousands a second under scan load).
+ */
 function eventId(ctx: OutboxCtx): string {
-  return `msg_${ctx.ids.uuid().replace(/-/g, '')}`
+  const time = ctx.clock.now().getTime().toString(16).padStart(12, '0')
+  return `msg_${time}${ctx.ids.uuid().replace(/-/g, '').slice(-20)}`
 }
 
 export function wants(webhook: WebhookRecord, type: WebhookEventType, qrCodeId: string | null): boolean {

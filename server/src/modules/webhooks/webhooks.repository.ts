@@ -301,6 +301,7 @@ export async function purgeDeliveriesBefore(db: Db, before: string): Promise<num
     .executeTakeFirst()
   await db
     .deleteFrom('webhook_events')
+    .where('is_fanned_out', '=', 1)
     .where('created_at', '<', before)
     .where(({ not, exists, selectFrom }) =>
       not(
