@@ -153,6 +153,17 @@ describe.each(dialects())('webhooks on %s', (dialect) => {
         },
       })
       expect(got?.body).not.toContain(PLACES.gb.ip)
+      // A batch of scans: one event each, each with its own webhook-id.
+      for (let i = 0; i < 5; i++)
+        await fetch(`${server.baseUrl}/r/${code.shortCode}`, {
+          redirect: 'manual',
+          headers: { 'user-agent': AGENTS.windows.ua },
+        })
+      await server.running.scans.flush()
+      const all = await receiver.waitFor(6)
+      expect(new Set(all.map((r) => r.headers['webhook-id'])).size).toBe(6)
+      for (const r of all.slice(1))
+        expect(verifyWithReference(webhook.secret, r).data).toMatchObject({ qrCodeId: code.id, os: 'Windows' })
     })
 
     it('sends showcase events and filters by qrCodeIds', async () => {

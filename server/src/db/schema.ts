@@ -146,6 +146,7 @@ export interface WebhookEventsTable {
   qr_code_id: string | null
   body: string
   is_fanned_out: number
+  is_bundle: number
   created_at: string
 }
 

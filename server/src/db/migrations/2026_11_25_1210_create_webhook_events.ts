@@ -4,6 +4,8 @@ import type { Kysely } from 'kysely'
 // The outbox: one row per event that a webhook wants, written in the transaction of the change
 // that caused it. `body` is the JSON body as it is sent. The senders fan each event out to
 // the webhooks that want it (one webhook_deliveries row each), then set is_fanned_out.
+// A bundle row (is_bundle = 1) holds up to 200 scan.created events of one scan batch and
+// account; the fan-out turns it into one row per event and deletes it.
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against any schema version
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -14,6 +16,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('qr_code_id', 'text')
     .addColumn('body', 'text', (c) => c.notNull())
     .addColumn('is_fanned_out', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('is_bundle', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute()
   await db.schema

@@ -40,7 +40,16 @@ describe('the webhook migrations', () => {
       .execute()
     await db
       .insertInto('webhook_events')
-      .values({ id: 'e', account_id: 'acc', type: 'webhook.test', qr_code_id: null, body: '{}', is_fanned_out: 0, created_at: now })
+      .values({
+        id: 'e',
+        account_id: 'acc',
+        type: 'webhook.test',
+        qr_code_id: null,
+        body: '{}',
+        is_fanned_out: 0,
+        is_bundle: 0,
+        created_at: now,
+      })
       .execute()
     await db
       .insertInto('webhook_deliveries')

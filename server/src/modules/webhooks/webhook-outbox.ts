@@ -52,8 +52,19 @@ function eventRow(ctx: OutboxCtx, event: OutboxEvent, now: string, isFannedOut: 
     qr_code_id: event.qrCodeId,
     body: JSON.stringify({ type: event.type, timestamp, data: event.data }),
     is_fanned_out: isFannedOut ? 1 : 0,
+    is_bundle: 0,
     created_at: now,
   }
+}
+
+/** Scan events per bundle row: a fan-out step unpacks one bundle in one transaction. */
+const BUNDLE_SIZE = 200
+
+/** What a bundle row's body holds: each event's id, code and body, in order. */
+interface Bundle {
+  ids: string[]
+  qrCodeIds: string[]
+  events: unknown[]
 }
 
 function deliveryRow(
@@ -148,20 +159,57 @@ export async function appendScanEvents(ctx: OutboxCtx, trx: Db, scans: readonly 
   if (scans.length === 0) return
   const codes = await repo.scanSubscriptions(trx, [...new Set(scans.map((s) => s.qrCodeId))])
   if (codes.size === 0) return
-  const events: OutboxEvent[] = []
+  // Per account, bundles of BUNDLE_SIZE: one row per 200 scans here; the senders unpack them
+  // into one row per event, and fan those out, off the scan path.
+  const now = ctx.clock.now().toISOString()
+  const bundles = new Map<string, Bundle[]>()
   for (const scan of scans) {
     const code = codes.get(scan.qrCodeId)
     if (!code?.webhooks.some((w) => wants(w, 'scan.created', scan.qrCodeId))) continue
-    events.push({
-      accountId: code.accountId,
+    const list = bundles.get(code.accountId) ?? []
+    bundles.set(code.accountId, list)
+    let bundle = list[list.length - 1]
+    if (!bundle || bundle.ids.length >= BUNDLE_SIZE) {
+      bundle = { ids: [], qrCodeIds: [], events: [] }
+      list.push(bundle)
+    }
+    bundle.ids.push(eventId(ctx))
+    bundle.qrCodeIds.push(scan.qrCodeId)
+    bundle.events.push({
       type: 'scan.created',
-      data: scanData(scan, code.shortCode),
-      qrCodeId: scan.qrCodeId,
       timestamp: scan.scannedAt,
+      data: scanData(scan, code.shortCode),
     })
   }
-  // One row per scan here; the fan-out to each webhook happens off the scan path, in the sender.
-  await store(ctx, trx, events)
+  const rows: repo.EventRow[] = []
+  for (const [accountId, list] of bundles)
+    for (const bundle of list)
+      rows.push({
+        id: eventId(ctx),
+        account_id: accountId,
+        type: 'scan.created',
+        qr_code_id: null,
+        body: JSON.stringify(bundle),
+        is_fanned_out: 0,
+        is_bundle: 1,
+        created_at: now,
+      })
+  await repo.insertEvents(trx, ctx.dialect, rows)
+}
+
+/** The events a bundle row stands for, as rows of their own (already fanned out by the caller). */
+function unpack(row: repo.PendingEvent): repo.EventRow[] {
+  const bundle = JSON.parse(row.body ?? '{}') as Bundle
+  return bundle.ids.map((id, i) => ({
+    id,
+    account_id: row.account_id,
+    type: row.type,
+    qr_code_id: bundle.qrCodeIds[i] ?? null,
+    body: JSON.stringify(bundle.events[i]),
+    is_fanned_out: 1,
+    is_bundle: 0,
+    created_at: row.created_at,
+  }))
 }
 
 /**
@@ -174,8 +222,11 @@ export async function fanOutEvents(
   limit: number,
 ) {
   return ctx.db.transaction().execute(async (trx) => {
-    const events = await repo.takeEventsToFanOut(trx, ctx.dialect, limit)
-    if (events.length === 0) return 0
+    const taken = await repo.takeEventsToFanOut(trx, ctx.dialect, limit)
+    if (taken.length === 0) return 0
+    const bundles = taken.filter((e) => e.is_bundle === 1)
+    const unpacked = bundles.flatMap(unpack)
+    const events = [...taken.filter((e) => e.is_bundle !== 1), ...unpacked]
     const webhooks = await repo.activeWebhooksOfAccounts(trx, [...new Set(events.map((e) => e.account_id))])
     const now = ctx.clock.now().toISOString()
     const deliveries: repo.DeliveryRow[] = []
@@ -187,11 +238,17 @@ export async function fanOutEvents(
           wants(w, event.type as WebhookEventType, event.qr_code_id)
         )
           deliveries.push(deliveryRow(ctx, event.id, event.type, w.id, now))
+    // Events a webhook no longer wants are still kept (their rows are cheap), deliveries only where wanted.
+    await repo.insertEvents(trx, ctx.dialect, unpacked)
+    await repo.deleteEvents(
+      trx,
+      bundles.map((b) => b.id),
+    )
     await repo.insertDeliveries(trx, ctx.dialect, deliveries)
     await repo.markFannedOut(
       trx,
-      events.map((e) => e.id),
+      taken.filter((e) => e.is_bundle !== 1).map((e) => e.id),
     )
-    return events.length
+    return taken.length
   })
 }

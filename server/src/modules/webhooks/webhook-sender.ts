@@ -20,12 +20,12 @@ export const PER_WEBHOOK_IN_FLIGHT = 4
 /** Attempts in flight in one process, over all webhooks. */
 const MAX_IN_FLIGHT = 64
 /** Above this share of its time busy, the process has no time for webhooks… */
-const BUSY_UTILIZATION = 0.5
+const BUSY_UTILIZATION = 0.25
 /** …beyond this many attempts per poll… */
 const BUSY_ATTEMPTS = 8
-/** …and events fanned out per poll (FAN_OUT when it has the time). */
-const BUSY_FAN_OUT = 100
-const FAN_OUT = 1000
+/** …and outbox rows fanned out per poll (FAN_OUT when it has the time); a row is one event or a bundle of up to 200 scans. */
+const BUSY_FAN_OUT = 1
+const FAN_OUT = 50
 /** The first 1 KiB of an answer is kept in the delivery log (DESIGN §15). */
 const KEPT_BODY_BYTES = 1024
 

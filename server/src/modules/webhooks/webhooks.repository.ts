@@ -177,6 +177,7 @@ export interface EventRow {
   qr_code_id: string | null
   body: string
   is_fanned_out: number
+  is_bundle: number
   created_at: string
 }
 
@@ -198,7 +199,7 @@ const CHUNK = 200
 
 // Scan batches append thousands of rows a second: statements of a few fixed shapes, compiled once.
 const insertEventRows = new BatchStatement<EventRow>(
-  ['id', 'account_id', 'type', 'qr_code_id', 'body', 'is_fanned_out', 'created_at'],
+  ['id', 'account_id', 'type', 'qr_code_id', 'body', 'is_fanned_out', 'is_bundle', 'created_at'],
   (db, rows) => db.insertInto('webhook_events').values(rows),
 )
 const insertDeliveryRows = new BatchStatement<DeliveryRow>(
@@ -353,7 +354,10 @@ export async function scanSubscriptions(
   return out
 }
 
-export type PendingEvent = Pick<EventRow, 'id' | 'account_id' | 'type' | 'qr_code_id' | 'created_at'>
+export type PendingEvent = Pick<
+  EventRow,
+  'id' | 'account_id' | 'type' | 'qr_code_id' | 'is_bundle' | 'created_at'
+> & { body: string | null }
 
 /**
  * Events not fanned out yet, oldest first, locked for this transaction: on PostgreSQL another
@@ -362,7 +366,9 @@ export type PendingEvent = Pick<EventRow, 'id' | 'account_id' | 'type' | 'qr_cod
 export async function takeEventsToFanOut(db: Db, dialect: Dialect, limit: number): Promise<PendingEvent[]> {
   const query = db
     .selectFrom('webhook_events')
-    .select(['id', 'account_id', 'type', 'qr_code_id', 'created_at'])
+    .select(['id', 'account_id', 'type', 'qr_code_id', 'is_bundle', 'created_at'])
+    // Only a bundle's body is needed here (to unpack it).
+    .select((eb) => eb.case().when('is_bundle', '=', 1).then(eb.ref('body')).else(null).end().as('body'))
     .where('is_fanned_out', '=', 0)
     .orderBy('created_at')
     .limit(limit)
@@ -376,4 +382,9 @@ export async function markFannedOut(db: Db, ids: string[]): Promise<void> {
       .set({ is_fanned_out: 1 })
       .where('id', 'in', ids.slice(i, i + CHUNK))
       .execute()
+}
+
+export async function deleteEvents(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return
+  await db.deleteFrom('webhook_events').where('id', 'in', ids).execute()
 }
