@@ -7,6 +7,7 @@ import { registerImageCommands } from './commands/image.js'
 import { registerKeyCommands } from './commands/keys.js'
 import { registerQrCodeCommands } from './commands/qr-codes.js'
 import { registerShowcaseCommands } from './commands/showcases.js'
+import { registerWebhookCommands } from './commands/webhooks.js'
 import { withExamples } from './help.js'
 import type { GlobalOptions, Session } from './session.js'
 
@@ -56,6 +57,7 @@ export function createProgram(session: Session): Command {
   registerBatchCommand(program, session)
   registerShowcaseCommands(program, session)
   registerKeyCommands(program, session)
+  registerWebhookCommands(program, session)
   registerConfigCommands(program, session)
   return program
 }

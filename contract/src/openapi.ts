@@ -33,6 +33,15 @@ import {
   SocialLink,
   UpdateShowcase,
 } from './schemas/showcases.js'
+import {
+  CreateWebhook,
+  UpdateWebhook,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookList,
+  WebhookWithSecret,
+} from './schemas/webhooks.js'
 
 const KEY = `qrk_${'A1b2C3d4E5'.repeat(4)}`
 const CODE_ID = '3f2b8c1e-9d4a-4b7e-8c2f-1a6d5e4b3c2a'
@@ -232,6 +241,16 @@ const NAMED_SCHEMAS: [name: string, schema: z.ZodTypeAny, direction: Direction][
   ['ApiKeyWithSecret', ApiKeyWithSecret, 'response'],
   ['ApiKey', ApiKey, 'response'],
   ['Success', z.object({ success: z.boolean() }), 'response'],
+  ['WebhookList', WebhookList, 'response'],
+  ['WebhookWithSecretResponse', data(WebhookWithSecret), 'response'],
+  ['WebhookWithSecret', WebhookWithSecret, 'response'],
+  ['WebhookResponse', data(Webhook), 'response'],
+  ['Webhook', Webhook, 'response'],
+  ['WebhookDeliveryList', WebhookDeliveryList, 'response'],
+  ['WebhookDeliveryResponse', data(WebhookDelivery), 'response'],
+  ['WebhookDelivery', WebhookDelivery, 'response'],
+  ['CreateWebhook', CreateWebhook, 'request'],
+  ['UpdateWebhook', UpdateWebhook, 'request'],
   ['CreateQrCode', CreateQrCode, 'request'],
   ['UpdateQrCode', UpdateQrCode, 'request'],
   ['BatchCreate', BatchCreate, 'request'],
@@ -480,6 +499,20 @@ function errorResponses(): Record<string, ResponseObject> {
   return out
 }
 
+/**
+ * A nullable enum (`disabledReason`) must list null among its values too: OpenAPI 3.0 validators
+ * check `enum` before `nullable`.
+ */
+function nullInNullableEnums(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) nullInNullableEnums(item)
+    return
+  }
+  if (!isObject(node)) return
+  if (node.nullable === true && Array.isArray(node.enum) && !node.enum.includes(null)) node.enum.push(null)
+  for (const value of Object.values(node)) nullInNullableEnums(value)
+}
+
 /** Statuses every /api/v1 operation can answer: the gate, the body checks and the database come first. */
 const ANY_OPERATION = [400, 401, 403, 413, 415, 429, 500, 503]
 
@@ -487,8 +520,17 @@ const ANY_OPERATION = [400, 401, 403, 413, 415, 429, 500, 503]
 // Operations.
 // ---------------------------------------------------------------------------------------------
 
+/** Operations whose key does not read as a verb on its own. */
+const NAMED_OPERATIONS: Record<string, string> = {
+  'webhooks.deliveries': 'listWebhookDeliveries',
+  'webhooks.redeliver': 'redeliverWebhookDelivery',
+  'webhooks.rotateSecret': 'rotateWebhookSecret',
+}
+
 /** `qrCodes.create` → `createQrCode`, `qrCodes.imagePng` → `getQrCodeImagePng`, `apiKeys.list` → `listApiKeys`. */
 export function operationIdOf(group: string, key: string): string {
+  const named = NAMED_OPERATIONS[`${group}.${key}`]
+  if (named) return named
   const plural = group.charAt(0).toUpperCase() + group.slice(1)
   const singular = plural.replace(/s$/, '')
   if (key === 'list') return `list${plural}`
@@ -627,6 +669,8 @@ export function buildOpenApi(): OpenAPIObject {
     refineOperation(operation, group, key, route)
   }
   doc.paths = refNamed(doc.paths, byJson) as OpenAPIObject['paths']
+  nullInNullableEnums(doc.paths)
+  nullInNullableEnums(schemas)
   doc.components = {
     ...doc.components,
     schemas,

@@ -22,6 +22,19 @@ import {
   ShowcaseList,
   UpdateShowcase,
 } from './schemas/showcases.js'
+import {
+  CreateWebhook,
+  ListDeliveriesQuery,
+  ListWebhooksQuery,
+  UpdateWebhook,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryIdParams,
+  WebhookDeliveryList,
+  WebhookList,
+  WebhookSecret,
+  WebhookWithSecret,
+} from './schemas/webhooks.js'
 
 const c = initContract()
 
@@ -295,6 +308,128 @@ export const apiKeysContract = c.router(
   routerOptions,
 )
 
+export const webhooksContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      metadata: READS,
+      path: '/webhooks',
+      query: ListWebhooksQuery,
+      responses: { ...commonErrors, 200: WebhookList },
+      summary: 'List webhooks',
+      description: 'Newest first, never their secrets.',
+    },
+    create: {
+      method: 'POST',
+      metadata: WRITES,
+      path: '/webhooks',
+      headers: IdempotencyHeaders,
+      body: CreateWebhook,
+      responses: {
+        ...withBody,
+        201: z.object({ data: WebhookWithSecret }),
+        404: ErrorResponse,
+        409: ErrorResponse,
+      },
+      summary: 'Create a webhook',
+      description:
+        'Events are POSTed to `url` as Standard Webhooks v1, signed with `secret` (in this answer only). A `url` whose host is or resolves to a private, loopback, link-local or reserved address is refused (400 at `url`); a `qrCodeIds` entry that is not one of your codes answers 404; the 21st webhook answers 409.',
+    },
+    get: {
+      method: 'GET',
+      metadata: READS,
+      path: '/webhooks/:id',
+      pathParams: IdParams,
+      responses: { ...commonErrors, 200: z.object({ data: Webhook }), 404: ErrorResponse },
+      summary: 'Get a webhook',
+      description: 'Answers 404 for an unknown webhook and for another account’s.',
+    },
+    update: {
+      method: 'PATCH',
+      metadata: WRITES,
+      path: '/webhooks/:id',
+      pathParams: IdParams,
+      body: UpdateWebhook,
+      responses: { ...withBody, 200: z.object({ data: Webhook }), 404: ErrorResponse },
+      summary: 'Update a webhook',
+      description:
+        '`isActive: true` enables a disabled webhook again (and clears `disabledReason`); what it missed is not replayed.',
+    },
+    delete: {
+      method: 'DELETE',
+      metadata: WRITES,
+      path: '/webhooks/:id',
+      pathParams: IdParams,
+      body: c.noBody(),
+      responses: { ...commonErrors, 200: SuccessBody, 404: ErrorResponse },
+      summary: 'Delete a webhook',
+      description: 'Pending deliveries are dropped with it.',
+    },
+    test: {
+      method: 'POST',
+      metadata: WRITES,
+      path: '/webhooks/:id/test',
+      pathParams: IdParams,
+      headers: IdempotencyHeaders,
+      body: c.noBody(),
+      responses: {
+        ...commonErrors,
+        202: z.object({ data: WebhookDelivery }),
+        404: ErrorResponse,
+        409: ErrorResponse,
+      },
+      summary: 'Send a test event',
+      description:
+        'Queues a `webhook.test` event (`data: { webhookId }`) for this webhook, whatever its filters.',
+    },
+    deliveries: {
+      method: 'GET',
+      metadata: READS,
+      path: '/webhooks/:id/deliveries',
+      pathParams: IdParams,
+      query: ListDeliveriesQuery,
+      responses: { ...commonErrors, 200: WebhookDeliveryList, 404: ErrorResponse },
+      summary: 'List a webhook’s deliveries',
+      description: 'Newest first, with the last attempt’s status, answer (first 1 KiB) and duration.',
+    },
+    redeliver: {
+      method: 'POST',
+      metadata: WRITES,
+      path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
+      pathParams: WebhookDeliveryIdParams,
+      headers: IdempotencyHeaders,
+      body: c.noBody(),
+      responses: {
+        ...commonErrors,
+        202: z.object({ data: WebhookDelivery }),
+        404: ErrorResponse,
+        409: ErrorResponse,
+      },
+      summary: 'Redeliver an event',
+      description:
+        'Queues one more attempt of the same delivery (same `webhook-id`); its status follows that answer.',
+    },
+    rotateSecret: {
+      method: 'POST',
+      metadata: WRITES,
+      path: '/webhooks/:id/rotate-secret',
+      pathParams: IdParams,
+      headers: IdempotencyHeaders,
+      body: c.noBody(),
+      responses: {
+        ...commonErrors,
+        201: z.object({ data: z.object({ secret: WebhookSecret }) }),
+        404: ErrorResponse,
+        409: ErrorResponse,
+      },
+      summary: 'Rotate a webhook’s secret',
+      description:
+        'A new secret, shown once. For 24 hours every delivery carries two signatures, the new and the old one.',
+    },
+  },
+  routerOptions,
+)
+
 /**
  * The whole qrctl API v1. Server, SDK and CLI are all derived from this object.
  * @example const client = initClient(contract, { baseUrl: 'http://localhost:3000' })
@@ -303,6 +438,12 @@ export const contract: {
   qrCodes: typeof qrCodesContract
   showcases: typeof showcasesContract
   apiKeys: typeof apiKeysContract
-} = { qrCodes: qrCodesContract, showcases: showcasesContract, apiKeys: apiKeysContract }
+  webhooks: typeof webhooksContract
+} = {
+  qrCodes: qrCodesContract,
+  showcases: showcasesContract,
+  apiKeys: apiKeysContract,
+  webhooks: webhooksContract,
+}
 
 export type Contract = typeof contract

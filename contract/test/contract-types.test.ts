@@ -28,6 +28,8 @@ import {
   type QrCode,
   type Showcase,
   toIssues,
+  type Webhook,
+  type WebhookDelivery,
 } from '../src/index.js'
 
 const BASE_URL = 'http://qrctl.test'
@@ -115,6 +117,35 @@ const analytics: Analytics = {
   topReferrers: [{ name: 'direct', count: 2 }],
 }
 
+const WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`
+
+const webhook = (fields: Partial<Webhook> = {}): Webhook => ({
+  id: KEY_ID,
+  url: 'https://hooks.example.com/qrctl',
+  description: null,
+  events: ['scan.created'],
+  qrCodeIds: null,
+  isActive: true,
+  disabledReason: null,
+  createdAt: NOW,
+  updatedAt: NOW,
+  ...fields,
+})
+
+const delivery = (fields: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
+  id: KEY_ID,
+  eventId: 'evt_1',
+  type: 'webhook.test',
+  status: 'pending',
+  attempts: 0,
+  lastAttemptAt: null,
+  nextAttemptAt: NOW,
+  responseStatus: null,
+  responseBody: null,
+  durationMs: null,
+  ...fields,
+})
+
 const image = (type: string) => new Blob(['image bytes'], { type })
 
 /**
@@ -196,6 +227,29 @@ const server: ServerStub<Contract> = {
         data: apiKey({ id: params.id, expiresAt: (body?.gracePeriodSeconds ?? 0) > 0 ? NOW : null }),
       },
     }),
+  },
+  webhooks: {
+    list: async ({ query }) => ({
+      status: 200,
+      body: { data: [webhook()], total: 1, limit: query.limit, offset: query.offset },
+    }),
+    create: async ({ body }) => ({
+      status: 201,
+      body: { data: { ...webhook({ url: body.url, events: body.events }), secret: WEBHOOK_SECRET } },
+    }),
+    get: async ({ params }) => ({ status: 200, body: { data: webhook({ id: params.id }) } }),
+    update: async ({ body }) => ({
+      status: 200,
+      body: { data: webhook({ isActive: body.isActive ?? true }) },
+    }),
+    delete: async () => ({ status: 200, body: { success: true } }),
+    test: async () => ({ status: 202, body: { data: delivery() } }),
+    deliveries: async ({ query }) => ({
+      status: 200,
+      body: { data: [delivery()], total: 1, limit: query.limit, offset: query.offset },
+    }),
+    redeliver: async ({ params }) => ({ status: 202, body: { data: delivery({ id: params.deliveryId }) } }),
+    rotateSecret: async () => ({ status: 201, body: { data: { secret: WEBHOOK_SECRET } } }),
   },
 }
 
@@ -501,6 +555,15 @@ describe('the server stub', () => {
         'showcases.get',
         'showcases.list',
         'showcases.update',
+        'webhooks.create',
+        'webhooks.delete',
+        'webhooks.deliveries',
+        'webhooks.get',
+        'webhooks.list',
+        'webhooks.redeliver',
+        'webhooks.rotateSecret',
+        'webhooks.test',
+        'webhooks.update',
       ].sort(),
     )
   })
@@ -527,6 +590,15 @@ describe('the server stub', () => {
     await client.apiKeys.create({ body: { name: 'ci' } })
     await client.apiKeys.revoke({ params: { id: KEY_ID } })
     await client.apiKeys.rotate({ params: { id: KEY_ID }, body: {} })
+    await client.webhooks.list()
+    await client.webhooks.create({ body: { url: 'https://hooks.example.com/q', events: ['*'] } })
+    await client.webhooks.get({ params: { id: KEY_ID } })
+    await client.webhooks.update({ params: { id: KEY_ID }, body: { isActive: false } })
+    await client.webhooks.delete({ params: { id: KEY_ID } })
+    await client.webhooks.test({ params: { id: KEY_ID } })
+    await client.webhooks.deliveries({ params: { id: KEY_ID } })
+    await client.webhooks.redeliver({ params: { id: KEY_ID, deliveryId: SHOWCASE_ID } })
+    await client.webhooks.rotateSecret({ params: { id: KEY_ID } })
     expect(new Set(calls.map((call) => call.key))).toEqual(new Set(routes.map((entry) => entry.key)))
   })
 })

@@ -133,6 +133,15 @@ describe('endpoints', () => {
     'POST /api/v1/api-keys',
     'DELETE /api/v1/api-keys/{id}',
     'POST /api/v1/api-keys/{id}/rotate',
+    'GET /api/v1/webhooks',
+    'POST /api/v1/webhooks',
+    'GET /api/v1/webhooks/{id}',
+    'PATCH /api/v1/webhooks/{id}',
+    'DELETE /api/v1/webhooks/{id}',
+    'POST /api/v1/webhooks/{id}/test',
+    'GET /api/v1/webhooks/{id}/deliveries',
+    'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+    'POST /api/v1/webhooks/{id}/rotate-secret',
   ]
 
   it('include the 12 endpoints of spec section 4', () => {

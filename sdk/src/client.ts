@@ -3,6 +3,7 @@ import { type QrctlOptions, type RateLimit, type ResponseInfo, resolveOptions } 
 import { ApiKeys } from './resources/api-keys.js'
 import { QrCodes } from './resources/qr-codes.js'
 import { Showcases } from './resources/showcases.js'
+import { Webhooks } from './resources/webhooks.js'
 import { Transport } from './transport.js'
 
 /**
@@ -18,6 +19,8 @@ export class Qrctl {
   readonly showcases: Showcases
   /** API keys: list, create, revoke, rotate. */
   readonly apiKeys: ApiKeys
+  /** Webhooks: list, listAll, create, get, update, delete, test, deliveries, redeliver, rotateSecret. */
+  readonly webhooks: Webhooks
   /** The server root requests go to. */
   readonly baseUrl: string
   readonly #transport: Transport
@@ -30,6 +33,7 @@ export class Qrctl {
     this.qrCodes = new QrCodes(api, this.#transport)
     this.showcases = new Showcases(api)
     this.apiKeys = new ApiKeys(api)
+    this.webhooks = new Webhooks(api)
   }
 
   /**

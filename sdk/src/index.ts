@@ -33,4 +33,13 @@ export type {
   QrCodes,
 } from './resources/qr-codes.js'
 export type { Showcases } from './resources/showcases.js'
+export type { Webhooks } from './resources/webhooks.js'
 export type * from './types.js'
+export {
+  QrctlWebhookVerificationError,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookVerificationReason,
+} from './verify-webhook.js'

@@ -52,3 +52,22 @@ export type RotateApiKeyParams = Request<Routes['apiKeys']['rotate']>['body']
 
 /** The answer of every delete and revoke: `{ success }`. */
 export type DeleteResult = Ok<Routes['qrCodes']['delete'], 200>
+
+/** A webhook, as the API returns it (never with its secret). */
+export type Webhook = Ok<Routes['webhooks']['get'], 200>['data']
+/** A new webhook, with its `secret` (shown this once). */
+export type WebhookWithSecret = Ok<Routes['webhooks']['create'], 201>['data']
+/** One page of webhooks: `{ data, total, limit, offset }`. */
+export type WebhookPage = Ok<Routes['webhooks']['list'], 200>
+/** Paging of `webhooks.list`: `limit`, `offset`. */
+export type ListWebhooksParams = NonNullable<Request<Routes['webhooks']['list']>['query']>
+/** A new webhook: `url`, `events`, and optionally `qrCodeIds` and `description`. */
+export type CreateWebhookParams = Request<Routes['webhooks']['create']>['body']
+/** Changes to a webhook: `url`, `events`, `qrCodeIds`, `description`, `isActive`. */
+export type UpdateWebhookParams = Request<Routes['webhooks']['update']>['body']
+/** One delivery of an event to a webhook, with its last attempt. */
+export type WebhookDelivery = Ok<Routes['webhooks']['deliveries'], 200>['data'][number]
+/** One page of a webhook's deliveries, newest first. */
+export type WebhookDeliveryPage = Ok<Routes['webhooks']['deliveries'], 200>
+/** Paging of `webhooks.deliveries`: `limit`, `offset`. */
+export type ListDeliveriesParams = NonNullable<Request<Routes['webhooks']['deliveries']>['query']>

@@ -1,5 +1,16 @@
+import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
+
+/** A WEBHOOK_ALLOW_HOSTS entry: a host name, an IP address, or an IP/prefix within range. */
+function isAllowEntry(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/')
+  if (rest.length > 0) return false
+  const family = isIP(address)
+  if (prefix === undefined) return family !== 0 || /^[a-z0-9.-]+$/.test(address)
+  const bits = Number(prefix)
+  return family !== 0 && /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128)
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -34,6 +45,30 @@ const EnvSchema = z.object({
     .default('1')
     .transform((v) => (v.trim().toLowerCase() === 'auto' ? String(availableParallelism()) : v))
     .pipe(z.coerce.number({ message: 'WORKERS must be a number of processes or auto' }).int().min(1).max(64)),
+  // DESIGN §15: host names, IPs or CIDRs a webhook may reach although they are not public.
+  WEBHOOK_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h.length > 0),
+    )
+    .refine(
+      (entries) => entries.every(isAllowEntry),
+      'WEBHOOK_ALLOW_HOSTS must be comma-separated host names, IP addresses or CIDRs (10.0.0.0/8)',
+    ),
+  WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .default('5,300,1800,7200,18000,36000,36000')
+    .transform((v) => (v.trim() === '' ? [] : v.split(',').map((d) => Number(d.trim()))))
+    .refine(
+      (delays) => delays.length <= 20 && delays.every((d) => Number.isFinite(d) && d >= 0 && d <= 604_800),
+      'WEBHOOK_RETRY_DELAYS must be up to 20 comma-separated delays in seconds (0–604800)',
+    ),
+  WEBHOOK_FAILURE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(20),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 })
 
 export type DatabaseTarget =
@@ -64,6 +99,14 @@ export interface Config {
   databasePoolSize: number
   /** Server processes sharing the port (`WORKERS`, `auto` = one per core); 1 = no cluster. */
   workers: number
+  /** Webhook destinations allowed although not public: host names, IPs or CIDRs, lower case. */
+  webhookAllowHosts: string[]
+  /** Seconds before each retry of a failed delivery: at most 1 + length attempts. */
+  webhookRetryDelays: number[]
+  /** Deliveries in a row that ended failed before a webhook is disabled (`failing`). */
+  webhookFailureLimit: number
+  /** An attempt not answered in full within this long has failed. */
+  webhookTimeoutMs: number
 }
 
 export function parseDatabaseUrl(url: string): DatabaseTarget {
@@ -100,5 +143,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     idempotencyPendingMs: e.IDEMPOTENCY_PENDING_SECONDS * 1000,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     workers: e.WORKERS,
+    webhookAllowHosts: e.WEBHOOK_ALLOW_HOSTS,
+    webhookRetryDelays: e.WEBHOOK_RETRY_DELAYS,
+    webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
   }
 }

@@ -2,21 +2,32 @@ import type { Ctx } from './context.js'
 import { addDays } from './lib/clock.js'
 import { purgeStoredRequestsBefore } from './modules/idempotency/idempotency.repository.js'
 import { purgeDeletedQrCodes } from './modules/qr-codes/qr-codes.service.js'
+import { purgeDeliveriesBefore } from './modules/webhooks/webhooks.repository.js'
+
+/** Ended webhook deliveries stay in the delivery log this long (docs/webhooks.md). */
+export const WEBHOOK_LOG_DAYS = 30
 
 export const HOURLY_MS = 3_600_000
 
-/** One pass of housekeeping: codes deleted over 30 days ago, and idempotency keys over a day old. */
+/**
+ * One pass of housekeeping: codes deleted over 30 days ago, idempotency keys over a day old,
+ * and ended webhook deliveries (with their events) over WEBHOOK_LOG_DAYS old.
+ */
 export async function runHousekeeping(
   ctx: Ctx,
-): Promise<{ purgedCodes: number; purgedIdempotencyKeys: number }> {
+): Promise<{ purgedCodes: number; purgedIdempotencyKeys: number; purgedWebhookDeliveries: number }> {
   const purgedCodes = await purgeDeletedQrCodes(ctx)
   const purgedIdempotencyKeys = await purgeStoredRequestsBefore(
     ctx.db,
     addDays(ctx.clock.now(), -1).toISOString(),
   )
-  if (purgedCodes + purgedIdempotencyKeys > 0)
-    ctx.logger.info({ purgedCodes, purgedIdempotencyKeys }, 'housekeeping')
-  return { purgedCodes, purgedIdempotencyKeys }
+  const purgedWebhookDeliveries = await purgeDeliveriesBefore(
+    ctx.db,
+    addDays(ctx.clock.now(), -WEBHOOK_LOG_DAYS).toISOString(),
+  )
+  if (purgedCodes + purgedIdempotencyKeys + purgedWebhookDeliveries > 0)
+    ctx.logger.info({ purgedCodes, purgedIdempotencyKeys, purgedWebhookDeliveries }, 'housekeeping')
+  return { purgedCodes, purgedIdempotencyKeys, purgedWebhookDeliveries }
 }
 
 /** Runs housekeeping every hour; the returned function stops it. */

@@ -18,6 +18,7 @@ import { prepareWorker } from './lib/worker.js'
 import { createLogger, type Logger } from './logger.js'
 import type { ScanBufferOptions } from './modules/scans/scan-buffer.js'
 import { type ScanRecorder, startScanRecorder } from './modules/scans/scan-recorder.js'
+import { startWebhookSender } from './modules/webhooks/webhook-sender.js'
 
 export interface RunningServer {
   ctx: Ctx
@@ -66,6 +67,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const limits = new RateLimits(config, logger)
   const stopHousekeeping = scheduleHousekeeping(ctx)
   const scans = await startScanRecorder(ctx, options.scanBuffer)
+  const webhooks = startWebhookSender(ctx)
   const reader = openReader(config.database)
   const lookups = createHotLookups(reader)
   const gate = createGate(ctx, limits)
@@ -101,6 +103,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         )
       // Every answered scan is in the buffer now; write it before the database closes.
       await scans.close()
+      // Attempts in flight end (each within WEBHOOK_TIMEOUT_MS); what waits stays in the outbox.
+      await webhooks.close()
       reader?.close()
       await limits.close()
       await handle.close()

@@ -79,6 +79,12 @@ function validBodies(codeId: string): Record<string, unknown[]> {
     'showcases.update': [{ title: 'New title' }, { template: 'minimal' }],
     'apiKeys.create': [{ name: 'fuzz key', scope: 'read' }],
     'apiKeys.rotate': [{ gracePeriodSeconds: 0 }, {}],
+    // IP literals only: a host name would be resolved, and tests send nothing off loopback.
+    'webhooks.create': [
+      { url: 'http://127.0.0.1:9/fuzz', events: ['*'] },
+      { url: 'http://127.0.0.2:9/fuzz', events: ['scan.created'], qrCodeIds: [codeId] },
+    ],
+    'webhooks.update': [{ description: 'fuzz' }, { isActive: false }, { events: ['qr_code.created'] }],
   }
 }
 
@@ -139,7 +145,11 @@ describe.each(dialects())('fuzzing every route on %s', (dialect: Dialect) => {
   let ran = 0
 
   beforeAll(async () => {
-    server = await startServer({ dialect, env: { RATE_LIMIT_PER_MINUTE: '100000000' } })
+    server = await startServer({
+      dialect,
+      // Webhooks to 127.0.0.1 are accepted (and their deliveries refused by the closed port 9).
+      env: { RATE_LIMIT_PER_MINUTE: '100000000', WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_DELAYS: '' },
+    })
     const client = api(server, server.apiKey)
     const code = await createCode(client, dynamicCode({ name: 'fuzz target' }))
     const page = await client.post('/showcases', { qrCodeId: code.id, title: 'Fuzz target' })

@@ -19,6 +19,10 @@ describe('configuration from the environment', () => {
       idempotencyPendingMs: 60_000,
       databasePoolSize: 10,
       workers: 1,
+      webhookAllowHosts: [],
+      webhookRetryDelays: [5, 300, 1800, 7200, 18000, 36000, 36000],
+      webhookFailureLimit: 20,
+      webhookTimeoutMs: 10_000,
     })
   })
 
@@ -38,6 +42,10 @@ describe('configuration from the environment', () => {
       IDEMPOTENCY_PENDING_SECONDS: '5',
       DATABASE_POOL_SIZE: '30',
       WORKERS: '3',
+      WEBHOOK_ALLOW_HOSTS: 'Hooks.internal, 10.0.0.0/8,::1',
+      WEBHOOK_RETRY_DELAYS: '1, 2.5,60',
+      WEBHOOK_FAILURE_LIMIT: '3',
+      WEBHOOK_TIMEOUT_MS: '2500',
     })
     expect(config).toEqual({
       port: 8080,
@@ -54,6 +62,10 @@ describe('configuration from the environment', () => {
       idempotencyPendingMs: 5000,
       databasePoolSize: 30,
       workers: 3,
+      webhookAllowHosts: ['hooks.internal', '10.0.0.0/8', '::1'],
+      webhookRetryDelays: [1, 2.5, 60],
+      webhookFailureLimit: 3,
+      webhookTimeoutMs: 2500,
     })
   })
 
@@ -62,6 +74,21 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ WORKERS: ' Auto ' }).workers).toBe(availableParallelism())
     for (const bad of ['0', '-1', '1.5', 'many', '65'])
       expect(() => loadConfig({ WORKERS: bad })).toThrow(/WORKERS/)
+  })
+
+  it('reads an empty WEBHOOK_RETRY_DELAYS as no retries', () => {
+    expect(loadConfig({ WEBHOOK_RETRY_DELAYS: '' }).webhookRetryDelays).toEqual([])
+  })
+
+  it.each([
+    ['WEBHOOK_RETRY_DELAYS', '5,soon'],
+    ['WEBHOOK_RETRY_DELAYS', '-1'],
+    ['WEBHOOK_ALLOW_HOSTS', '10.0.0.0/33'],
+    ['WEBHOOK_ALLOW_HOSTS', 'example.com/8'],
+    ['WEBHOOK_FAILURE_LIMIT', '0'],
+    ['WEBHOOK_TIMEOUT_MS', 'fast'],
+  ])('refuses %s=%s naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(name)
   })
 
   it('defaults PUBLIC_BASE_URL to localhost on PORT', () => {

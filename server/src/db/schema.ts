@@ -122,6 +122,51 @@ export interface ScanVisitorDaysTable {
   count: number
 }
 
+export interface WebhooksTable {
+  id: string
+  account_id: string
+  url: string
+  description: string | null
+  events: string
+  qr_code_ids: string | null
+  is_active: number
+  disabled_reason: string | null
+  secret: string
+  previous_secret: string | null
+  previous_secret_until: string | null
+  consecutive_failures: number
+  created_at: string
+  updated_at: string
+}
+
+export interface WebhookEventsTable {
+  id: string
+  account_id: string
+  type: string
+  qr_code_id: string | null
+  body: string
+  is_fanned_out: number
+  is_bundle: number
+  created_at: string
+}
+
+export interface WebhookDeliveriesTable {
+  id: string
+  webhook_id: string
+  event_id: string
+  type: string
+  status: string
+  attempts: number
+  max_attempts: number
+  next_attempt_at: string | null
+  lease_until: string | null
+  last_attempt_at: string | null
+  response_status: number | null
+  response_body: string | null
+  duration_ms: number | null
+  created_at: string
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -134,4 +179,7 @@ export interface Database {
   scan_totals: ScanTotalsTable
   scan_visitors: ScanVisitorsTable
   scan_visitor_days: ScanVisitorDaysTable
+  webhooks: WebhooksTable
+  webhook_events: WebhookEventsTable
+  webhook_deliveries: WebhookDeliveriesTable
 }

@@ -11,6 +11,7 @@ import { idempotency } from '../modules/idempotency/idempotency.middleware.js'
 import { createQrCodesRouter } from '../modules/qr-codes/qr-codes.router.js'
 import { createShowcasePagesRouter } from '../modules/showcase-pages/showcase-pages.router.js'
 import { createShowcasesRouter } from '../modules/showcases/showcases.router.js'
+import { createWebhooksRouter } from '../modules/webhooks/webhooks.router.js'
 import { apiNotFound, errorHandler, onRequestValidationError } from './error-handler.js'
 import type { Gate } from './gate.js'
 import { checkMatchedRouteScope, routeScopes } from './gate.js'
@@ -107,6 +108,7 @@ export function createApp({ ctx, gate }: AppDeps): Express {
       qrCodes: createQrCodesRouter(ctx, { imageAnswer }),
       showcases: createShowcasesRouter(ctx),
       apiKeys: createApiKeysRouter(ctx),
+      webhooks: createWebhooksRouter(ctx),
     },
     app,
     {

@@ -21,6 +21,7 @@ import { isUniqueViolation } from '../../db/errors.js'
 import { type BeforeCommit, noBeforeCommit } from '../../db/unit-of-work.js'
 import { conflict, invalidField, notFound, validation } from '../../errors.js'
 import { addDays } from '../../lib/clock.js'
+import { appendEvents } from '../webhooks/webhook-outbox.js'
 import type { QrCodeRecord } from './qr-codes.repository.js'
 import * as repo from './qr-codes.repository.js'
 
@@ -201,6 +202,11 @@ async function insertNew<T>(
         await assignShortCodes(ctx, trx, fresh)
         await repo.insertQrCodes(trx, fresh)
         const result = answer(refused)
+        await appendEvents(
+          ctx,
+          trx,
+          fresh.map((r) => ({ accountId, type: 'qr_code.created', data: toQrCode(ctx, r), qrCodeId: r.id })),
+        )
         await beforeCommit(trx, result)
         return result
       })
@@ -300,7 +306,9 @@ export async function updateQrCode(
       const next = applyPatch(ctx, current, patch)
       if (!next) return toQrCode(ctx, current)
       await repo.updateQrCode(trx, accountId, id, next.changes)
-      return toQrCode(ctx, next.record)
+      const updated = toQrCode(ctx, next.record)
+      await appendEvents(ctx, trx, [{ accountId, type: 'qr_code.updated', data: updated, qrCodeId: id }])
+      return updated
     })
   } catch (error) {
     // The partial unique index: another live code holds the new externalId.
@@ -347,9 +355,14 @@ function applyPatch(
 }
 
 export async function deleteQrCode(ctx: Ctx, accountId: string, id: string): Promise<void> {
-  await getQrCodeRecordOrThrow(ctx, accountId, id)
-  const now = ctx.clock.now().toISOString()
-  await repo.setDeletedAt(ctx.db, accountId, id, now, now)
+  await ctx.db.transaction().execute(async (trx) => {
+    const code = await repo.findQrCode(trx, accountId, id)
+    if (!code) throw notFound('QR code', id)
+    const now = ctx.clock.now().toISOString()
+    await repo.setDeletedAt(trx, accountId, id, now, now)
+    const deleted = toQrCode(ctx, { ...code, deletedAt: now, updatedAt: now })
+    await appendEvents(ctx, trx, [{ accountId, type: 'qr_code.deleted', data: deleted, qrCodeId: id }])
+  })
 }
 
 export async function restoreQrCode(
@@ -368,6 +381,7 @@ export async function restoreQrCode(
       externalId = code.externalId
       await repo.setDeletedAt(trx, accountId, id, null, now.toISOString())
       const restored = toQrCode(ctx, { ...code, deletedAt: null, updatedAt: now.toISOString() })
+      await appendEvents(ctx, trx, [{ accountId, type: 'qr_code.restored', data: restored, qrCodeId: id }])
       await beforeCommit(trx, restored)
       return restored
     })

@@ -1,8 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { openDatabase } from '../../db/database.js'
-import type { WriteAnswer, WriteRequest, WriterData } from './scan-writer.js'
-import { writeScans } from './scans.service.js'
-import { SeenVisitors } from './seen-visitors.js'
+import { systemClock } from '../../lib/clock.js'
+import { randomIds } from '../../lib/ids.js'
+import { storeScans, type WriteAnswer, type WriteRequest, type WriterData } from './scan-writer.js'
 
 /**
  * The scan writer thread (scan-writer.ts): its own connection to the SQLite file, one batch at
@@ -11,8 +11,13 @@ import { SeenVisitors } from './seen-visitors.js'
  */
 const { config } = workerData as WriterData
 const handle = openDatabase(config.database)
-const ctx = { db: handle.db, dialect: handle.dialect }
-const seen = new SeenVisitors()
+const store = storeScans({
+  db: handle.db,
+  dialect: handle.dialect,
+  config,
+  clock: systemClock,
+  ids: randomIds,
+})
 parentPort?.postMessage({ ready: true } satisfies WriteAnswer)
 let queue = Promise.resolve()
 
@@ -20,7 +25,7 @@ parentPort?.on('message', (request: WriteRequest) => {
   queue = queue.then(async () => {
     let answer: WriteAnswer
     try {
-      answer = { id: request.id, written: await writeScans(ctx, request.events, seen) }
+      answer = { id: request.id, written: await store(request.events) }
     } catch (error) {
       answer = { id: request.id, error: error instanceof Error ? error.message : String(error) }
     }

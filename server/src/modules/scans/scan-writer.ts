@@ -1,6 +1,9 @@
 import { Worker } from 'node:worker_threads'
 import type { Config } from '../../config.js'
 import type { Ctx } from '../../context.js'
+import { systemClock } from '../../lib/clock.js'
+import { randomIds } from '../../lib/ids.js'
+import { appendScanEvents } from '../webhooks/webhook-outbox.js'
 import type { ScanEvent } from './scan-event.js'
 import { writeScans } from './scans.service.js'
 import { SeenVisitors } from './seen-visitors.js'
@@ -23,10 +26,23 @@ export interface ScanWriter {
 
 export function createScanWriter(ctx: Ctx): ScanWriter {
   const { database } = ctx.config
-  if (database.dialect === 'sqlite' && database.filename !== ':memory:') return threadWriter(ctx.config)
-  const seen = new SeenVisitors()
-  return { ready: Promise.resolve(), write: (events) => writeScans(ctx, events, seen), close: async () => {} }
+  // A clock or id source handed in (tests) cannot cross into a thread: those write in-process.
+  const injected = ctx.clock !== systemClock || ctx.ids !== randomIds
+  if (database.dialect === 'sqlite' && database.filename !== ':memory:' && !injected)
+    return threadWriter(ctx.config)
+  return { ready: Promise.resolve(), write: storeScans(ctx), close: async () => {} }
 }
+
+/**
+ * The one way a batch is stored, in-process or in the thread: `writeScans`, with the webhook
+ * outbox's `scan.created` events in the same transaction (DESIGN §15).
+ */
+export function storeScans(ctx: WriteCtx): (events: ScanEvent[]) => Promise<number> {
+  const seen = new SeenVisitors()
+  return (events) => writeScans(ctx, events, seen, (trx, kept) => appendScanEvents(ctx, trx, kept))
+}
+
+type WriteCtx = Pick<Ctx, 'db' | 'dialect' | 'config' | 'clock' | 'ids'>
 
 export interface WriteRequest {
   id: number

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Ctx } from '../../context.js'
 import { isRetryableWriteError } from '../../db/errors.js'
 import type { ScanVisitorsTable } from '../../db/schema.js'
+import type { BeforeCommit } from '../../db/unit-of-work.js'
 import { yieldToRequests } from './batch-statement.js'
 import type { ScanEvent } from './scan-event.js'
 import { rollUp } from './scan-rollup.js'
@@ -80,11 +81,14 @@ const ATTEMPTS = 3
  * The bulk write path: stores a batch of scans and, in the same transaction, adds them to
  * `qr_codes.total_scans` and every rollup analytics reads, so the two never disagree.
  * Scans of codes purged meanwhile are dropped. Returns how many scans were stored.
+ * `beforeCommit` gets the stored scans in the same transaction (the webhook outbox's
+ * `scan.created` events, DESIGN §15: they exist exactly when their scans do).
  */
 export async function writeScans(
   ctx: Pick<Ctx, 'db' | 'dialect'>,
   events: ScanEvent[],
   seen?: SeenVisitors,
+  beforeCommit?: BeforeCommit<ScanEvent[]>,
 ): Promise<number> {
   if (events.length === 0) return 0
   for (let attempt = 1; ; attempt++) {
@@ -116,6 +120,7 @@ export async function writeScans(
         await repo.addTotalCounts(trx, ctx.dialect, rollup.totals)
         await yieldToRequests()
         await updateVisitors(tx, rollup.visitors, seen)
+        await beforeCommit?.(trx, kept)
         return { kept: kept.length, visitors: rollup.visitors }
       })
       seen?.remember(visitors)

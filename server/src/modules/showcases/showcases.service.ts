@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../db/errors.js'
 import { type BeforeCommit, noBeforeCommit } from '../../db/unit-of-work.js'
 import { conflict, notFound } from '../../errors.js'
 import { getQrCodeRecordOrThrow } from '../qr-codes/qr-codes.service.js'
+import { appendEvents } from '../webhooks/webhook-outbox.js'
 import type { ShowcaseRecord } from './showcases.repository.js'
 import * as repo from './showcases.repository.js'
 import { candidatePrefix, firstFreeSlug, slugify } from './showcases.slugs.js'
@@ -100,6 +101,9 @@ export async function createShowcase(
       return await ctx.db.transaction().execute(async (trx) => {
         await repo.insertShowcase(trx, record)
         const showcase = toShowcase(ctx, record)
+        await appendEvents(ctx, trx, [
+          { accountId, type: 'showcase.created', data: showcase, qrCodeId: showcase.qrCodeId },
+        ])
         await beforeCommit(trx, showcase)
         return showcase
       })
@@ -123,17 +127,32 @@ export async function updateShowcase(
   }
   const updatedAt = ctx.clock.now().toISOString()
   try {
-    await repo.updateShowcase(ctx.db, accountId, id, { ...patch, updatedAt })
+    return await ctx.db.transaction().execute(async (trx) => {
+      await repo.updateShowcase(trx, accountId, id, { ...patch, updatedAt })
+      const record = await repo.findShowcase(trx, accountId, id)
+      if (!record) throw notFound('showcase', id)
+      const showcase = toShowcase(ctx, record)
+      await appendEvents(ctx, trx, [
+        { accountId, type: 'showcase.updated', data: showcase, qrCodeId: showcase.qrCodeId },
+      ])
+      return showcase
+    })
   } catch (error) {
     // Another request took the slug between the check and the update.
     if (isUniqueViolation(error) && patch.slug !== undefined) throw slugTaken(patch.slug)
     throw error
   }
-  return getShowcaseOrThrow(ctx, accountId, id)
 }
 
 /** A hard delete: the page answers 404 from then on, and the slug is free again. */
 export async function deleteShowcase(ctx: Ctx, accountId: string, id: string): Promise<void> {
-  await getShowcaseRecordOrThrow(ctx, accountId, id)
-  await repo.deleteShowcase(ctx.db, accountId, id)
+  await ctx.db.transaction().execute(async (trx) => {
+    const record = await repo.findShowcase(trx, accountId, id)
+    if (!record) throw notFound('showcase', id)
+    await repo.deleteShowcase(trx, accountId, id)
+    const showcase = toShowcase(ctx, record)
+    await appendEvents(ctx, trx, [
+      { accountId, type: 'showcase.deleted', data: showcase, qrCodeId: showcase.qrCodeId },
+    ])
+  })
 }

@@ -1,0 +1,273 @@
+import { isIP } from 'node:net'
+import { Agent, request } from 'undici'
+import type { Ctx } from '../../context.js'
+import {
+  activeWebhookIds,
+  type ClaimedDelivery,
+  claimDue,
+  countEnding,
+  recordAttempt,
+} from './webhook-deliveries.repository.js'
+import { AllowList, guardedLookup, hostOf, mayConnect } from './webhook-destinations.js'
+import { fanOutEvents } from './webhook-outbox.js'
+import { signatureHeader } from './webhook-signing.js'
+import { failPendingDeliveries, updateWebhook } from './webhooks.repository.js'
+
+/** How often each process looks for due deliveries (other processes' events and retries). */
+const POLL_MS = 500
+/** Attempts in flight per webhook in one process: a slow receiver holds at most these. */
+export const PER_WEBHOOK_IN_FLIGHT = 4
+/** Attempts in flight in one process, over all webhooks. */
+const MAX_IN_FLIGHT = 64
+/** Above this share of its time busy, the process has no time for webhooks… */
+const BUSY_UTILIZATION = 0.25
+/** …beyond this many attempts per poll… */
+const BUSY_ATTEMPTS = 8
+/** …and outbox rows fanned out per poll (FAN_OUT when it has the time); a row is one event or a bundle of up to 200 scans. */
+const BUSY_FAN_OUT = 1
+const FAN_OUT = 50
+/** The first 1 KiB of an answer is kept in the delivery log (DESIGN §15). */
+const KEPT_BODY_BYTES = 1024
+
+interface AttemptResult {
+  ok: boolean
+  responseStatus: number | null
+  responseBody: string | null
+  durationMs: number
+}
+
+export interface WebhookSender {
+  /** Looks for due deliveries now rather than at the next poll. */
+  wake(): void
+  /** Stops claiming and waits for the attempts in flight (each ends within WEBHOOK_TIMEOUT_MS). */
+  close(): Promise<void>
+}
+
+/**
+ * The outbox's sender, one per server process: a loop that leases due deliveries, POSTs them
+ * as Standard Webhooks v1 and records each outcome. Everything waiting is in the database,
+ * never in memory, so a slow or dead receiver costs at most PER_WEBHOOK_IN_FLIGHT sockets and
+ * a crash loses nothing: a lease held by a dead process runs out and another attempt follows.
+ */
+export function startWebhookSender(ctx: Ctx): WebhookSender {
+  const allow = new AllowList(ctx.config.webhookAllowHosts)
+  const timeoutMs = ctx.config.webhookTimeoutMs
+  // A lease outlives any attempt: claimed rows start within one timeout, then take at most one.
+  const leaseMs = 2 * timeoutMs + 30_000
+  const agent = new Agent({
+    connect: { lookup: guardedLookup(allow), timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connections: PER_WEBHOOK_IN_FLIGHT,
+  })
+  const inFlight = new Map<string, number>()
+  const attempts = new Set<Promise<void>>()
+  let total = 0
+  let closed = false
+  let ticking: Promise<void> | undefined
+  let again = false
+  let busy = false
+
+  /**
+   * Redirects and API answers come first (issue #18.6): while the process is busy (its event
+   * loop over BUSY_UTILIZATION since the last look) the sender starts at most BUSY_ATTEMPTS per
+   * poll and waits for the next poll. What it does not send waits in the outbox, not in memory.
+   */
+  let lastLook = performance.eventLoopUtilization()
+  const budget = () => {
+    const since = performance.eventLoopUtilization(lastLook)
+    lastLook = performance.eventLoopUtilization()
+    return since.utilization > BUSY_UTILIZATION ? BUSY_ATTEMPTS : MAX_IN_FLIGHT
+  }
+
+  const tick = async () => {
+    if (closed) return
+    const allowed = budget()
+    busy = allowed < MAX_IN_FLIGHT
+    // Events first: each becomes one delivery per webhook that wants it.
+    const fanLimit = busy ? BUSY_FAN_OUT : FAN_OUT
+    if ((await fanOutEvents(ctx, fanLimit)) === fanLimit && !busy) again = true
+    let left = Math.min(allowed, MAX_IN_FLIGHT - total)
+    if (left <= 0) return
+    const now = ctx.clock.now()
+    const leaseUntil = new Date(now.getTime() + leaseMs).toISOString()
+    for (const webhookId of await activeWebhookIds(ctx.db)) {
+      const room = Math.min(left, PER_WEBHOOK_IN_FLIGHT - (inFlight.get(webhookId) ?? 0))
+      if (closed || left <= 0) break
+      if (room <= 0) continue
+      const claimed = await claimDue(ctx.db, ctx.dialect, webhookId, {
+        now: now.toISOString(),
+        leaseUntil,
+        limit: room,
+      })
+      left -= claimed.length
+      for (const delivery of claimed) start(delivery)
+    }
+  }
+
+  const start = (delivery: ClaimedDelivery) => {
+    inFlight.set(delivery.webhookId, (inFlight.get(delivery.webhookId) ?? 0) + 1)
+    total++
+    const running = attemptAndRecord(delivery).finally(() => {
+      attempts.delete(running)
+      total--
+      const left = (inFlight.get(delivery.webhookId) ?? 1) - 1
+      if (left > 0) inFlight.set(delivery.webhookId, left)
+      else inFlight.delete(delivery.webhookId)
+      // A free slot is used at once, unless the process is busy: then at the next poll.
+      if (!busy) wake()
+    })
+    attempts.add(running)
+  }
+
+  const wake = () => {
+    if (closed) return
+    if (ticking) {
+      again = true
+      return
+    }
+    ticking = tick()
+      .catch((error: unknown) => ctx.logger.warn({ err: error }, 'claiming webhook deliveries failed'))
+      .finally(() => {
+        ticking = undefined
+        if (again) {
+          again = false
+          setImmediate(wake)
+        }
+      })
+  }
+
+  const attemptAndRecord = async (delivery: ClaimedDelivery) => {
+    const startedAt = ctx.clock.now()
+    const result = await attempt(delivery, startedAt)
+    try {
+      await finish(delivery, result, startedAt)
+    } catch (error) {
+      // The lease runs out and the attempt is made again: at least once, never lost.
+      ctx.logger.warn({ err: error, deliveryId: delivery.id }, 'recording a webhook attempt failed')
+    }
+  }
+
+  const attempt = async (d: ClaimedDelivery, startedAt: Date): Promise<AttemptResult> => {
+    const began = performance.now()
+    const elapsed = () => Math.round(performance.now() - began)
+    const host = hostOf(d.url)
+    // An IP literal never passes through the lookup: check it here.
+    if (isIP(host) !== 0 && !allow.hasName(host) && !mayConnect(host, allow))
+      return {
+        ok: false,
+        responseStatus: null,
+        responseBody: `Refused: ${host} is not a public address`,
+        durationMs: 0,
+      }
+    const timestamp = Math.floor(startedAt.getTime() / 1000)
+    const secrets = [d.secret]
+    if (d.previousSecret && d.previousSecretUntil && d.previousSecretUntil > startedAt.toISOString())
+      secrets.push(d.previousSecret)
+    const signal = AbortSignal.timeout(timeoutMs)
+    try {
+      const res = await request(d.url, {
+        method: 'POST',
+        dispatcher: agent,
+        signal,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'qrctl-webhooks/1.1',
+          'webhook-id': d.eventId,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(secrets, d.eventId, timestamp, d.body),
+        },
+        body: d.body,
+      })
+      // The whole answer must arrive within the timeout; only its first 1 KiB is kept.
+      const kept: Buffer[] = []
+      let keptBytes = 0
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        if (keptBytes < KEPT_BODY_BYTES) {
+          kept.push(chunk.subarray(0, KEPT_BODY_BYTES - keptBytes))
+          keptBytes += Math.min(chunk.length, KEPT_BODY_BYTES - keptBytes)
+        }
+      }
+      const ok = res.statusCode >= 200 && res.statusCode < 300
+      return {
+        ok,
+        responseStatus: res.statusCode,
+        responseBody: Buffer.concat(kept).toString('utf8'),
+        durationMs: elapsed(),
+      }
+    } catch (error) {
+      return {
+        ok: false,
+        responseStatus: null,
+        responseBody: describeFailure(error, timeoutMs),
+        durationMs: elapsed(),
+      }
+    }
+  }
+
+  const finish = async (d: ClaimedDelivery, r: AttemptResult, startedAt: Date) => {
+    const attempts = d.attempts + 1
+    const gone = r.responseStatus === 410
+    const ended = r.ok || gone || attempts >= d.maxAttempts
+    const delays = ctx.config.webhookRetryDelays
+    const delaySeconds = delays[Math.min(attempts - 1, delays.length - 1)] ?? 0
+    const nextAttemptAt = ended
+      ? null
+      : new Date(ctx.clock.now().getTime() + delaySeconds * 1000).toISOString()
+    await ctx.db.transaction().execute(async (trx) => {
+      await recordAttempt(trx, d.id, {
+        status: r.ok ? 'succeeded' : ended ? 'failed' : 'pending',
+        attempts,
+        nextAttemptAt,
+        lastAttemptAt: startedAt.toISOString(),
+        responseStatus: r.responseStatus,
+        responseBody: r.responseBody,
+        durationMs: r.durationMs,
+      })
+      if (!ended) return
+      const failures = await countEnding(trx, d.webhookId, !r.ok)
+      const reason = gone
+        ? 'gone'
+        : !r.ok && failures >= ctx.config.webhookFailureLimit
+          ? 'failing'
+          : undefined
+      if (!reason) return
+      await updateWebhook(trx, d.webhookId, {
+        isActive: false,
+        disabledReason: reason,
+        updatedAt: ctx.clock.now().toISOString(),
+      })
+      await failPendingDeliveries(trx, d.webhookId, `Not sent: the webhook was disabled (${reason})`)
+      ctx.logger.warn({ webhookId: d.webhookId, reason }, 'webhook disabled')
+    })
+  }
+
+  const timer = setInterval(wake, POLL_MS)
+  timer.unref()
+  wake()
+
+  return {
+    wake,
+    close: async () => {
+      closed = true
+      clearInterval(timer)
+      await ticking
+      await Promise.allSettled([...attempts])
+      await agent.close()
+    },
+  }
+}
+
+/** Why an attempt got no answer, for the delivery log: never a stack. */
+function describeFailure(error: unknown, timeoutMs: number): string {
+  const e = error as { name?: string; code?: string; cause?: { code?: string }; message?: string }
+  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT')
+    return `No complete answer within ${timeoutMs} ms`
+  const code = e.code ?? e.cause?.code
+  if (code === 'EREFUSEDADDRESS')
+    return `Refused: ${e.message ?? 'the host resolves to addresses that are not public'}`
+  if (code === 'ECONNREFUSED') return 'Connection refused'
+  if (code === 'ENOTFOUND') return 'The host could not be resolved'
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return `No connection within ${timeoutMs} ms`
+  return `Request failed${code ? ` (${code})` : ''}`
+}
