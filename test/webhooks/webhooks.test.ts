@@ -163,7 +163,10 @@ describe.each(dialects())('webhooks on %s', (dialect) => {
       const all = await receiver.waitFor(6)
       expect(new Set(all.map((r) => r.headers['webhook-id'])).size).toBe(6)
       for (const r of all.slice(1))
-        expect(verifyWithReference(webhook.secret, r).data).toMatchObject({ qrCodeId: code.id, os: 'Windows' })
+        expect(verifyWithReference(webhook.secret, r).data).toMatchObject({
+          qrCodeId: code.id,
+          os: 'Windows',
+        })
     })
 
     it('sends showcase events and filters by qrCodeIds', async () => {
