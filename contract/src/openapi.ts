@@ -16,6 +16,7 @@ import { ERROR_STATUS, ErrorBody, type ErrorCode, Issue } from './errors.js'
 import { API_PREFIX, contract } from './router.js'
 import { Analytics, DayCount, NameCount } from './schemas/analytics.js'
 import { ApiKey, ApiKeyWithSecret, CreateApiKey, RotateApiKey } from './schemas/api-keys.js'
+import { BulkDeleteResult, BulkIds, BulkRestoreResult, BulkUpdate, BulkUpdateResult } from './schemas/bulk.js'
 import {
   Assets,
   BatchCreate,
@@ -33,6 +34,7 @@ import {
   SocialLink,
   UpdateShowcase,
 } from './schemas/showcases.js'
+import { TagCount, TagList } from './schemas/tags.js'
 
 const KEY = `qrk_${'A1b2C3d4E5'.repeat(4)}`
 const CODE_ID = '3f2b8c1e-9d4a-4b7e-8c2f-1a6d5e4b3c2a'
@@ -51,6 +53,7 @@ const qrCodeExample = {
   isActive: true,
   totalScans: 1284,
   externalId: 'menu-spring',
+  tags: ['menu', 'spring'],
   createdAt: NOW,
   updatedAt: NOW,
   assets: {
@@ -232,6 +235,11 @@ const NAMED_SCHEMAS: [name: string, schema: z.ZodTypeAny, direction: Direction][
   ['ApiKeyWithSecret', ApiKeyWithSecret, 'response'],
   ['ApiKey', ApiKey, 'response'],
   ['Success', z.object({ success: z.boolean() }), 'response'],
+  ['TagList', TagList, 'response'],
+  ['TagCount', TagCount, 'response'],
+  ['BulkUpdateResult', BulkUpdateResult, 'response'],
+  ['BulkDeleteResult', BulkDeleteResult, 'response'],
+  ['BulkRestoreResult', BulkRestoreResult, 'response'],
   ['CreateQrCode', CreateQrCode, 'request'],
   ['UpdateQrCode', UpdateQrCode, 'request'],
   ['BatchCreate', BatchCreate, 'request'],
@@ -241,6 +249,8 @@ const NAMED_SCHEMAS: [name: string, schema: z.ZodTypeAny, direction: Direction][
   ['CtaButton', CtaButton, 'request'],
   ['CreateApiKey', CreateApiKey, 'request'],
   ['RotateApiKey', RotateApiKey, 'request'],
+  ['BulkUpdate', BulkUpdate, 'request'],
+  ['BulkIds', BulkIds, 'request'],
 ]
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -493,6 +503,8 @@ export function operationIdOf(group: string, key: string): string {
   const singular = plural.replace(/s$/, '')
   if (key === 'list') return `list${plural}`
   if (key === 'batch') return `batchCreate${plural}`
+  // qrCodes.bulkUpdate → bulkUpdateQrCodes: a bulk route acts on many.
+  if (key.startsWith('bulk')) return `${key}${plural}`
   if (key === 'analytics') return `get${singular}Analytics`
   if (key.startsWith('image')) return `get${singular}${key.charAt(0).toUpperCase()}${key.slice(1)}`
   return `${key}${singular}`

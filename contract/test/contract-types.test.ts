@@ -58,6 +58,7 @@ const qrCode = (fields: Partial<QrCode> = {}): QrCode => ({
   isActive: true,
   totalScans: 0,
   externalId: null,
+  tags: [],
   createdAt: NOW,
   updatedAt: NOW,
   assets: {
@@ -155,6 +156,18 @@ const server: ServerStub<Contract> = {
             },
       },
     }),
+    bulkUpdate: async ({ body }) => ({
+      status: 200,
+      body: { data: { updated: new Set(body.ids).size, errors: [] } },
+    }),
+    bulkDelete: async ({ body }) => ({
+      status: 200,
+      body: { data: { deleted: body.ids.length, errors: [] } },
+    }),
+    bulkRestore: async ({ body }) => ({
+      status: 200,
+      body: { data: { restored: 0, errors: body.ids.map((_, i) => `ids[${i}]: not deleted`) } },
+    }),
     analytics: async () => ({ status: 200, body: { data: analytics } }),
     imagePng: async () => ({ status: 200, body: image('image/png') }),
     imageSvg: async () => ({ status: 304, body: undefined }),
@@ -196,6 +209,9 @@ const server: ServerStub<Contract> = {
         data: apiKey({ id: params.id, expiresAt: (body?.gracePeriodSeconds ?? 0) > 0 ? NOW : null }),
       },
     }),
+  },
+  tags: {
+    list: async () => ({ status: 200, body: { data: [{ name: 'spring', count: 2 }] } }),
   },
 }
 
@@ -487,6 +503,9 @@ describe('the server stub', () => {
         'apiKeys.rotate',
         'qrCodes.analytics',
         'qrCodes.batch',
+        'qrCodes.bulkDelete',
+        'qrCodes.bulkRestore',
+        'qrCodes.bulkUpdate',
         'qrCodes.create',
         'qrCodes.delete',
         'qrCodes.get',
@@ -501,6 +520,7 @@ describe('the server stub', () => {
         'showcases.get',
         'showcases.list',
         'showcases.update',
+        'tags.list',
       ].sort(),
     )
   })
@@ -527,6 +547,10 @@ describe('the server stub', () => {
     await client.apiKeys.create({ body: { name: 'ci' } })
     await client.apiKeys.revoke({ params: { id: KEY_ID } })
     await client.apiKeys.rotate({ params: { id: KEY_ID }, body: {} })
+    await client.qrCodes.bulkUpdate({ body: { ids: [CODE_ID], set: { isActive: false } } })
+    await client.qrCodes.bulkDelete({ body: { ids: [CODE_ID] } })
+    await client.qrCodes.bulkRestore({ body: { ids: [CODE_ID] } })
+    await client.tags.list()
     expect(new Set(calls.map((call) => call.key))).toEqual(new Set(routes.map((entry) => entry.key)))
   })
 })

@@ -133,6 +133,10 @@ describe('endpoints', () => {
     'POST /api/v1/api-keys',
     'DELETE /api/v1/api-keys/{id}',
     'POST /api/v1/api-keys/{id}/rotate',
+    'POST /api/v1/qr-codes/bulk-update',
+    'POST /api/v1/qr-codes/bulk-delete',
+    'POST /api/v1/qr-codes/bulk-restore',
+    'GET /api/v1/tags',
   ]
 
   it('include the 12 endpoints of spec section 4', () => {
@@ -272,6 +276,10 @@ describe('DESIGN extensions in the schemas', () => {
       'query:externalId',
       'query:shortCode',
       'query:deleted',
+      'query:tag',
+      'query:search',
+      'query:isActive',
+      'query:sort',
     ])
   })
 

@@ -9,6 +9,7 @@ import { isDatabaseReady } from '../db/database.js'
 import { createApiKeysRouter } from '../modules/api-keys/api-keys.router.js'
 import { idempotency } from '../modules/idempotency/idempotency.middleware.js'
 import { createQrCodesRouter } from '../modules/qr-codes/qr-codes.router.js'
+import { createTagsRouter } from '../modules/qr-codes/tags.router.js'
 import { createShowcasePagesRouter } from '../modules/showcase-pages/showcase-pages.router.js'
 import { createShowcasesRouter } from '../modules/showcases/showcases.router.js'
 import { apiNotFound, errorHandler, onRequestValidationError } from './error-handler.js'
@@ -107,6 +108,7 @@ export function createApp({ ctx, gate }: AppDeps): Express {
       qrCodes: createQrCodesRouter(ctx, { imageAnswer }),
       showcases: createShowcasesRouter(ctx),
       apiKeys: createApiKeysRouter(ctx),
+      tags: createTagsRouter(ctx),
     },
     app,
     {

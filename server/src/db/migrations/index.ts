@@ -4,6 +4,9 @@ import * as createShowcases from './2026_11_22_1000_create_showcases.js'
 import * as createScans from './2026_11_22_1100_create_scans.js'
 import * as addExternalId from './2026_11_24_1200_add_external_id.js'
 import * as uniqueExternalId from './2026_11_24_1210_unique_external_id.js'
+import * as addSearchColumns from './2026_11_25_1300_add_search_columns.js'
+import * as createQrCodeTags from './2026_11_25_1310_create_qr_code_tags.js'
+import * as addListIndexes from './2026_11_25_1320_add_list_indexes.js'
 
 /**
  * Every migration, in order. A static list (not a folder scan) so the same code runs from
@@ -15,4 +18,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1100_create_scans': createScans,
   '2026_11_24_1200_add_external_id': addExternalId,
   '2026_11_24_1210_unique_external_id': uniqueExternalId,
+  '2026_11_25_1300_add_search_columns': addSearchColumns,
+  '2026_11_25_1310_create_qr_code_tags': createQrCodeTags,
+  '2026_11_25_1320_add_list_indexes': addListIndexes,
 }

@@ -57,6 +57,7 @@ export function toQrCode(ctx: Ctx, record: QrCodeRecord): QrCode {
     isActive: record.isActive,
     totalScans: record.totalScans,
     externalId: record.externalId,
+    tags: record.tags,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     // Only deleted codes (listed with `deleted=true`) carry these: live ones leave them out.
@@ -127,6 +128,7 @@ function newRecord(
     isActive: true,
     totalScans: 0,
     externalId: input.externalId ?? null,
+    tags: input.tags ?? [],
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
@@ -299,7 +301,7 @@ export async function updateQrCode(
       if (!current) throw notFound('QR code', id)
       const next = applyPatch(ctx, current, patch)
       if (!next) return toQrCode(ctx, current)
-      await repo.updateQrCode(trx, accountId, id, next.changes)
+      await repo.updateQrCode(trx, next.record, next.changes)
       return toQrCode(ctx, next.record)
     })
   } catch (error) {
