@@ -89,6 +89,18 @@ describe.each(dialects())('GET /qr-codes: tags, search, filters and sorting on %
       expect((await client.get(q({ search: '*' }))).body.total).toBe(0)
     })
 
+    it('finds a code by what a PATCH wrote, and no longer by what it replaced; never a deleted one', async () => {
+      const client = await freshClient()
+      const code = await createCode(client, textCode({ name: 'Old banner', content: 'first text' }))
+      await client.patch(`/qr-codes/${code.id}`, { name: 'Fresh poster', content: 'second words' })
+      expect((await client.get(q({ search: 'old banner' }))).body.total).toBe(0)
+      expect((await client.get(q({ search: 'first text' }))).body.total).toBe(0)
+      expect(ids(await client.get(q({ search: 'fresh post' })))).toEqual([code.id])
+      expect(ids(await client.get(q({ search: 'second wo' })))).toEqual([code.id])
+      await client.delete(`/qr-codes/${code.id}`)
+      expect((await client.get(q({ search: 'fresh post' }))).body.total).toBe(0)
+    })
+
     it('filters by isActive', async () => {
       const client = await freshClient()
       const paused = await createCode(client, dynamicCode())

@@ -98,7 +98,10 @@ export async function listQrCodes(ctx: Ctx, accountId: string, query: ListQrCode
   const { deleted, ...filters } = query
   // Deleted codes still restorable: the same window `restoreQrCode` checks.
   const deletedSince = deleted ? addDays(ctx.clock.now(), -RESTORE_WINDOW_DAYS).toISOString() : undefined
-  const { records, total } = await repo.listQrCodes(ctx.db, accountId, { ...filters, deletedSince })
+  const { records, total } = await repo.listQrCodes(ctx.db, ctx.dialect, accountId, {
+    ...filters,
+    deletedSince,
+  })
   return { data: records.map((r) => toQrCode(ctx, r)), total, limit: query.limit, offset: query.offset }
 }
 
