@@ -3,6 +3,7 @@ import { type QrctlOptions, type RateLimit, type ResponseInfo, resolveOptions } 
 import { ApiKeys } from './resources/api-keys.js'
 import { QrCodes } from './resources/qr-codes.js'
 import { Showcases } from './resources/showcases.js'
+import { Tags } from './resources/tags.js'
 import { Transport } from './transport.js'
 
 /**
@@ -12,12 +13,17 @@ import { Transport } from './transport.js'
  * const code = await qrctl.qrCodes.create({ name: 'Menu', contentType: 'url', content: 'https://example.com/menu' })
  */
 export class Qrctl {
-  /** QR codes: list, listAll, create, get, update, delete, restore, batch, createMany, analytics, image. */
+  /**
+   * QR codes: list, listAll, create, get, update, delete, restore, batch, createMany,
+   * bulkUpdate, bulkDelete, bulkRestore, analytics, image.
+   */
   readonly qrCodes: QrCodes
   /** Showcase landing pages: list, listAll, create, get, update, delete. */
   readonly showcases: Showcases
   /** API keys: list, create, revoke, rotate. */
   readonly apiKeys: ApiKeys
+  /** Tags in use, with counts: list. */
+  readonly tags: Tags
   /** The server root requests go to. */
   readonly baseUrl: string
   readonly #transport: Transport
@@ -30,6 +36,7 @@ export class Qrctl {
     this.qrCodes = new QrCodes(api, this.#transport)
     this.showcases = new Showcases(api)
     this.apiKeys = new ApiKeys(api)
+    this.tags = new Tags(api)
   }
 
   /**

@@ -33,4 +33,5 @@ export type {
   QrCodes,
 } from './resources/qr-codes.js'
 export type { Showcases } from './resources/showcases.js'
+export type { Tags } from './resources/tags.js'
 export type * from './types.js'
