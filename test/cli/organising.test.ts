@@ -142,6 +142,17 @@ describe('qrctl bulk and qrctl tag', () => {
     expect((await sdk.qrCodes.get(a.id)).tags).toEqual(['spring'])
   })
 
+  it('shows tags as a table on a terminal, and says so when there are none', async () => {
+    const none = await runCli(['tag', 'list'], { env, tty: 'both' })
+    expect(none.code).toBe(0)
+    expect(plain(none.stdout)).toContain('No tags yet.')
+    await dynamic('a', ['spring'])
+    const res = await runCli(['tag', 'list'], { env, tty: 'stdout' })
+    expect(res.code).toBe(0)
+    expect(plain(res.stdout)).toMatch(/TAG\s+CODES\n\s*spring\s+1/)
+    expect(res.stderr).toBe('')
+  })
+
   it('tags batch rows from the CSV `tags` column, ;-separated, and names the column of a bad tag', async () => {
     const file = join(home.dir, 'codes.csv')
     writeFileSync(

@@ -155,29 +155,52 @@ export async function listQrCodes(
   accountId: string,
   page: QrCodeFilters,
 ): Promise<{ records: QrCodeRecord[]; total: number }> {
-  let query = db.selectFrom('qr_codes').where('account_id', '=', accountId)
-  query =
-    page.deletedSince === undefined
-      ? query.where('deleted_at', 'is', null)
-      : query.where('deleted_at', '>=', page.deletedSince)
-  if (page.type) query = query.where('type', '=', page.type)
-  if (page.externalId !== undefined) query = query.where('external_id', '=', page.externalId)
-  if (page.shortCode !== undefined) query = query.where('short_code', '=', page.shortCode)
-  if (page.isActive !== undefined) query = query.where('is_active', '=', page.isActive ? 1 : 0)
-  for (const tag of page.tag ?? []) {
-    const tagged = db
-      .selectFrom('qr_code_tags')
-      .select('qr_code_id')
-      .where('account_id', '=', accountId)
-      .where('tag', '=', tag)
-    query = query.where('id', 'in', tagged)
+  // SQLite has no statistics, so it would reach an account's codes through an account index and
+  // test each one against a tag or a search: all 100,000 rows when few match. Driven, the query
+  // starts from the tag or search index instead (`+account_id` keeps it off the account indexes).
+  const drivable = dialect === 'sqlite' && (Boolean(page.tag?.length) || usesSearchIndex(page.search))
+  const filtered = (driven: boolean) => {
+    const account = driven ? sql<string>`+${sql.ref('account_id')}` : sql.ref<string>('account_id')
+    let query = db.selectFrom('qr_codes').where(account, '=', accountId)
+    query =
+      page.deletedSince === undefined
+        ? query.where('deleted_at', 'is', null)
+        : query.where('deleted_at', '>=', page.deletedSince)
+    if (page.type) query = query.where('type', '=', page.type)
+    if (page.externalId !== undefined) query = query.where('external_id', '=', page.externalId)
+    if (page.shortCode !== undefined) query = query.where('short_code', '=', page.shortCode)
+    if (page.isActive !== undefined) query = query.where('is_active', '=', page.isActive ? 1 : 0)
+    for (const tag of page.tag ?? []) {
+      const tagged = db
+        .selectFrom('qr_code_tags')
+        .select('qr_code_id')
+        .where('account_id', '=', accountId)
+        .where('tag', '=', tag)
+      query = query.where('id', 'in', tagged)
+    }
+    if (page.search !== undefined) query = query.where(searchCondition(dialect, page.search))
+    return query
   }
-  if (page.search !== undefined) query = query.where(searchCondition(dialect, page.search))
-  const [rows, count] = await Promise.all([
-    orderList(query.selectAll(), dialect, page).limit(page.limit).offset(page.offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { records: rows.map(toQrCodeRecord), total: Number(count.n) }
+  const count = await filtered(drivable)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  const total = Number(count.n)
+  // Few matches: start from them and sort them. Many: walk the sort index, which meets enough
+  // matches for a page within a few rows.
+  const driven = drivable && total <= DRIVEN_MAX
+  const rows = await orderList(filtered(driven).selectAll(), driven, page)
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute()
+  return { records: rows.map(toQrCodeRecord), total }
+}
+
+/** Up to this many matches, sorting them beats walking a sort index in search of them. */
+const DRIVEN_MAX = 5000
+
+/** Whether a search can start from SQLite's trigram index: 3 characters or more once folded. */
+function usesSearchIndex(term: string | undefined): boolean {
+  return term !== undefined && [...foldCase(term)].length >= 3
 }
 
 /**
@@ -190,7 +213,7 @@ function searchCondition(dialect: Dialect, term: string) {
   if (dialect === 'postgres') return sql<boolean>`search_text like ${containsPattern(term)} escape '\\'`
   const folded = foldCase(term)
   const exact = sql<boolean>`instr(search_text, ${folded}) > 0`
-  if ([...folded].length < 3) return exact
+  if (!usesSearchIndex(term)) return exact
   const phrase = `"${folded.replaceAll('"', '""')}"`
   return sql<boolean>`qr_codes.rowid in (select rowid from qr_codes_fts where qr_codes_fts match ${phrase}) and ${exact}`
 }
@@ -201,19 +224,16 @@ function searchCondition(dialect: Dialect, term: string) {
  */
 function orderList<O>(
   query: SelectQueryBuilder<Database, 'qr_codes', O>,
-  dialect: Dialect,
-  page: Pick<QrCodeFilters, 'sort' | 'deletedSince' | 'tag' | 'search'>,
+  driven: boolean,
+  page: Pick<QrCodeFilters, 'sort' | 'deletedSince'>,
 ): SelectQueryBuilder<Database, 'qr_codes', O> {
   if (page.sort === undefined && page.deletedSince !== undefined)
     return query.orderBy('deleted_at', 'desc').orderBy('id', 'desc')
   const sort = page.sort ?? '-createdAt'
   const [column, direction] = SORT_COLUMNS[sort]
   const ties = sort === '-createdAt' ? 'desc' : 'asc'
-  // SQLite, without statistics, walks a sort index and tests every row against a tag or search
-  // filter: all 100,000 rows when few match. `+column` keeps it off the sort index, so it starts
-  // from the tag index or the search index and sorts the matches (docs/performance.md).
-  if (dialect === 'sqlite' && (page.tag?.length || page.search !== undefined))
-    return query.orderBy(sql`+${sql.ref(column)}`, direction).orderBy(sql`+${sql.ref('id')}`, ties)
+  // `+column` keeps a driven query (see listQrCodes) off the sort indexes: it sorts its matches.
+  if (driven) return query.orderBy(sql`+${sql.ref(column)}`, direction).orderBy(sql`+${sql.ref('id')}`, ties)
   return query.orderBy(column, direction).orderBy('id', ties)
 }
 
