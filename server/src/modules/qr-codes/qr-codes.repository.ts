@@ -157,15 +157,16 @@ export async function listQrCodes(
 ): Promise<{ records: QrCodeRecord[]; total: number }> {
   // SQLite has no statistics, so it would reach an account's codes through an account index and
   // test each one against a tag or a search: all 100,000 rows when few match. Driven, the query
-  // starts from the tag or search index instead (`+account_id` keeps it off the account indexes).
+  // starts from the tag or search index instead (`+column` keeps it off the other indexes).
   const drivable = dialect === 'sqlite' && (Boolean(page.tag?.length) || usesSearchIndex(page.search))
   const filtered = (driven: boolean) => {
-    const account = driven ? sql<string>`+${sql.ref('account_id')}` : sql.ref<string>('account_id')
-    let query = db.selectFrom('qr_codes').where(account, '=', accountId)
+    const column = <T>(name: 'account_id' | 'deleted_at') =>
+      driven ? sql<T>`+${sql.ref(name)}` : sql.ref<T>(name)
+    let query = db.selectFrom('qr_codes').where(column<string>('account_id'), '=', accountId)
     query =
       page.deletedSince === undefined
-        ? query.where('deleted_at', 'is', null)
-        : query.where('deleted_at', '>=', page.deletedSince)
+        ? query.where(column<string | null>('deleted_at'), 'is', null)
+        : query.where(column<string | null>('deleted_at'), '>=', page.deletedSince)
     if (page.type) query = query.where('type', '=', page.type)
     if (page.externalId !== undefined) query = query.where('external_id', '=', page.externalId)
     if (page.shortCode !== undefined) query = query.where('short_code', '=', page.shortCode)
