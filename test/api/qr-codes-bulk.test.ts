@@ -177,6 +177,23 @@ describe.each(dialects())('bulk changes on %s', (dialect) => {
       })
     })
 
+    it('restores only the first of two deleted codes sharing an externalId, naming it for the second', async () => {
+      const client = await freshClient()
+      const first = await createCode(client, textCode({ externalId: 'dup' }))
+      await client.delete(`/qr-codes/${first.id}`)
+      const second = await createCode(client, textCode({ externalId: 'dup' }))
+      await client.delete(`/qr-codes/${second.id}`)
+      const res = await client.post('/qr-codes/bulk-restore', { ids: [first.id, second.id] })
+      expect(res.status).toBe(200)
+      expect(res.body.data).toEqual({
+        restored: 1,
+        errors: [`ids[1]: This externalId is already used by QR code ${first.id}`],
+      })
+      expect(
+        (await client.get('/qr-codes?externalId=dup')).body.data.map((c: { id: string }) => c.id),
+      ).toEqual([first.id])
+    })
+
     it('answers 400 for a non-uuid id and for 101 ids, and changes nothing', async () => {
       const client = await freshClient()
       const code = await createCode(client)
