@@ -153,6 +153,13 @@ describe('qrctl bulk and qrctl tag', () => {
     expect(res.stderr).toBe('')
   })
 
+  it('shows a code’s tags in qrctl get on a terminal', async () => {
+    const code = await dynamic('a', ['spring', 'table 4'])
+    const res = await runCli(['get', code.id], { env, tty: 'stdout' })
+    expect(res.code).toBe(0)
+    expect(plain(res.stdout)).toMatch(/Tags\s+spring, table 4/)
+  })
+
   it('tags batch rows from the CSV `tags` column, ;-separated, and names the column of a bad tag', async () => {
     const file = join(home.dir, 'codes.csv')
     writeFileSync(
