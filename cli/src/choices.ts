@@ -10,7 +10,18 @@ export const PERIODS = ['7d', '30d', '90d', 'all'] as const
 export const IMAGE_FORMATS = ['png', 'svg', 'pdf'] as const
 export const SCOPES = ['read', 'write', 'read_write'] as const
 export const TEMPLATES = ['minimal', 'modern', 'bold', 'professional', 'dark'] as const
+export const SORTS = [
+  'createdAt',
+  '-createdAt',
+  'updatedAt',
+  '-updatedAt',
+  'name',
+  '-name',
+  'totalScans',
+  '-totalScans',
+] as const
 
 export type ContentTypeChoice = (typeof CONTENT_TYPES)[number]
 export type QrTypeChoice = (typeof QR_TYPES)[number]
 export type ImageFormatChoice = (typeof IMAGE_FORMATS)[number]
+export type SortChoice = (typeof SORTS)[number]

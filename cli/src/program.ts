@@ -5,6 +5,7 @@ import { registerBatchCommand } from './commands/batch.js'
 import { registerConfigCommands } from './commands/config.js'
 import { registerImageCommands } from './commands/image.js'
 import { registerKeyCommands } from './commands/keys.js'
+import { registerOrganiseCommands } from './commands/organise.js'
 import { registerQrCodeCommands } from './commands/qr-codes.js'
 import { registerShowcaseCommands } from './commands/showcases.js'
 import { registerWebhookCommands } from './commands/webhooks.js'
@@ -55,6 +56,7 @@ export function createProgram(session: Session): Command {
   registerQrCodeCommands(program, session)
   registerImageCommands(program, session)
   registerBatchCommand(program, session)
+  registerOrganiseCommands(program, session)
   registerShowcaseCommands(program, session)
   registerKeyCommands(program, session)
   registerWebhookCommands(program, session)

@@ -16,6 +16,7 @@ import { ERROR_STATUS, ErrorBody, type ErrorCode, Issue } from './errors.js'
 import { API_PREFIX, contract } from './router.js'
 import { Analytics, DayCount, NameCount } from './schemas/analytics.js'
 import { ApiKey, ApiKeyWithSecret, CreateApiKey, RotateApiKey } from './schemas/api-keys.js'
+import { BulkDeleteResult, BulkIds, BulkRestoreResult, BulkUpdate, BulkUpdateResult } from './schemas/bulk.js'
 import {
   Assets,
   BatchCreate,
@@ -33,6 +34,7 @@ import {
   SocialLink,
   UpdateShowcase,
 } from './schemas/showcases.js'
+import { TagCount, TagList } from './schemas/tags.js'
 import {
   CreateWebhook,
   UpdateWebhook,
@@ -60,6 +62,7 @@ const qrCodeExample = {
   isActive: true,
   totalScans: 1284,
   externalId: 'menu-spring',
+  tags: ['menu', 'spring'],
   createdAt: NOW,
   updatedAt: NOW,
   assets: {
@@ -251,6 +254,11 @@ const NAMED_SCHEMAS: [name: string, schema: z.ZodTypeAny, direction: Direction][
   ['WebhookDelivery', WebhookDelivery, 'response'],
   ['CreateWebhook', CreateWebhook, 'request'],
   ['UpdateWebhook', UpdateWebhook, 'request'],
+  ['TagList', TagList, 'response'],
+  ['TagCount', TagCount, 'response'],
+  ['BulkUpdateResult', BulkUpdateResult, 'response'],
+  ['BulkDeleteResult', BulkDeleteResult, 'response'],
+  ['BulkRestoreResult', BulkRestoreResult, 'response'],
   ['CreateQrCode', CreateQrCode, 'request'],
   ['UpdateQrCode', UpdateQrCode, 'request'],
   ['BatchCreate', BatchCreate, 'request'],
@@ -260,6 +268,8 @@ const NAMED_SCHEMAS: [name: string, schema: z.ZodTypeAny, direction: Direction][
   ['CtaButton', CtaButton, 'request'],
   ['CreateApiKey', CreateApiKey, 'request'],
   ['RotateApiKey', RotateApiKey, 'request'],
+  ['BulkUpdate', BulkUpdate, 'request'],
+  ['BulkIds', BulkIds, 'request'],
 ]
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -535,6 +545,8 @@ export function operationIdOf(group: string, key: string): string {
   const singular = plural.replace(/s$/, '')
   if (key === 'list') return `list${plural}`
   if (key === 'batch') return `batchCreate${plural}`
+  // qrCodes.bulkUpdate → bulkUpdateQrCodes: a bulk route acts on many.
+  if (key.startsWith('bulk')) return `${key}${plural}`
   if (key === 'analytics') return `get${singular}Analytics`
   if (key.startsWith('image')) return `get${singular}${key.charAt(0).toUpperCase()}${key.slice(1)}`
   return `${key}${singular}`

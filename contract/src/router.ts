@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { ErrorBody } from './errors.js'
 import { Analytics, AnalyticsQuery } from './schemas/analytics.js'
 import { ApiKey, ApiKeyWithSecret, CreateApiKey, RotateApiKey } from './schemas/api-keys.js'
+import { BulkDeleteResult, BulkIds, BulkRestoreResult, BulkUpdate, BulkUpdateResult } from './schemas/bulk.js'
 import { Uuid } from './schemas/common.js'
 import {
   BatchCreate,
@@ -22,6 +23,7 @@ import {
   ShowcaseList,
   UpdateShowcase,
 } from './schemas/showcases.js'
+import { TagList } from './schemas/tags.js'
 import {
   CreateWebhook,
   ListDeliveriesQuery,
@@ -195,6 +197,39 @@ export const qrCodesContract = c.router(
       summary: 'Scan analytics of a code',
       description:
         'Counts of scans per UTC day and the top devices, browsers, systems, countries, cities and referrers.',
+    },
+    bulkUpdate: {
+      method: 'POST',
+      metadata: WRITES,
+      path: '/qr-codes/bulk-update',
+      headers: IdempotencyHeaders,
+      body: BulkUpdate,
+      responses: { ...withBody, 200: z.object({ data: BulkUpdateResult }), 409: ErrorResponse },
+      summary: 'Change up to 100 QR codes',
+      description:
+        'Sets `isActive` or `tags` on every code named, or adds and removes tags (`addTags` first). The codes found are changed in one transaction; an id that names no code of yours (deleted, unknown) is `ids[i]: not found` in `errors`, and so is one that would get more than 20 tags. A code already as asked keeps its `updatedAt` and is not counted.',
+    },
+    bulkDelete: {
+      method: 'POST',
+      metadata: WRITES,
+      path: '/qr-codes/bulk-delete',
+      headers: IdempotencyHeaders,
+      body: BulkIds,
+      responses: { ...withBody, 200: z.object({ data: BulkDeleteResult }), 409: ErrorResponse },
+      summary: 'Delete up to 100 QR codes',
+      description:
+        'Soft-deletes every code named, in one transaction; each can be restored for 30 days. An id that names no live code of yours is `ids[i]: not found` in `errors`.',
+    },
+    bulkRestore: {
+      method: 'POST',
+      metadata: WRITES,
+      path: '/qr-codes/bulk-restore',
+      headers: IdempotencyHeaders,
+      body: BulkIds,
+      responses: { ...withBody, 200: z.object({ data: BulkRestoreResult }), 409: ErrorResponse },
+      summary: 'Restore up to 100 deleted QR codes',
+      description:
+        'Restores every code named that was deleted in the last 30 days, in one transaction. A live code is `ids[i]: not deleted`; an unknown or purged one `ids[i]: not found`; one whose externalId a live code took meanwhile names that code.',
     },
     imagePng: image('png', 'image/png', 'A PNG of `size` pixels square.'),
     imageSvg: image('svg', 'image/svg+xml', 'A compact SVG with a viewBox.'),
@@ -430,6 +465,21 @@ export const webhooksContract = c.router(
   routerOptions,
 )
 
+export const tagsContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      metadata: READS,
+      path: '/tags',
+      responses: { ...commonErrors, 200: TagList },
+      summary: 'List tags',
+      description:
+        'Every tag on your codes that are not deleted (inactive ones included), by name, with how many codes carry it.',
+    },
+  },
+  routerOptions,
+)
+
 /**
  * The whole qrctl API v1. Server, SDK and CLI are all derived from this object.
  * @example const client = initClient(contract, { baseUrl: 'http://localhost:3000' })
@@ -439,11 +489,13 @@ export const contract: {
   showcases: typeof showcasesContract
   apiKeys: typeof apiKeysContract
   webhooks: typeof webhooksContract
+  tags: typeof tagsContract
 } = {
   qrCodes: qrCodesContract,
   showcases: showcasesContract,
   apiKeys: apiKeysContract,
   webhooks: webhooksContract,
+  tags: tagsContract,
 }
 
 export type Contract = typeof contract

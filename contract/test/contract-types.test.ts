@@ -60,6 +60,7 @@ const qrCode = (fields: Partial<QrCode> = {}): QrCode => ({
   isActive: true,
   totalScans: 0,
   externalId: null,
+  tags: [],
   createdAt: NOW,
   updatedAt: NOW,
   assets: {
@@ -186,6 +187,18 @@ const server: ServerStub<Contract> = {
             },
       },
     }),
+    bulkUpdate: async ({ body }) => ({
+      status: 200,
+      body: { data: { updated: new Set(body.ids).size, errors: [] } },
+    }),
+    bulkDelete: async ({ body }) => ({
+      status: 200,
+      body: { data: { deleted: body.ids.length, errors: [] } },
+    }),
+    bulkRestore: async ({ body }) => ({
+      status: 200,
+      body: { data: { restored: 0, errors: body.ids.map((_, i) => `ids[${i}]: not deleted`) } },
+    }),
     analytics: async () => ({ status: 200, body: { data: analytics } }),
     imagePng: async () => ({ status: 200, body: image('image/png') }),
     imageSvg: async () => ({ status: 304, body: undefined }),
@@ -250,6 +263,9 @@ const server: ServerStub<Contract> = {
     }),
     redeliver: async ({ params }) => ({ status: 202, body: { data: delivery({ id: params.deliveryId }) } }),
     rotateSecret: async () => ({ status: 201, body: { data: { secret: WEBHOOK_SECRET } } }),
+  },
+  tags: {
+    list: async () => ({ status: 200, body: { data: [{ name: 'spring', count: 2 }] } }),
   },
 }
 
@@ -541,6 +557,9 @@ describe('the server stub', () => {
         'apiKeys.rotate',
         'qrCodes.analytics',
         'qrCodes.batch',
+        'qrCodes.bulkDelete',
+        'qrCodes.bulkRestore',
+        'qrCodes.bulkUpdate',
         'qrCodes.create',
         'qrCodes.delete',
         'qrCodes.get',
@@ -564,6 +583,7 @@ describe('the server stub', () => {
         'webhooks.rotateSecret',
         'webhooks.test',
         'webhooks.update',
+        'tags.list',
       ].sort(),
     )
   })
@@ -599,6 +619,10 @@ describe('the server stub', () => {
     await client.webhooks.deliveries({ params: { id: KEY_ID } })
     await client.webhooks.redeliver({ params: { id: KEY_ID, deliveryId: SHOWCASE_ID } })
     await client.webhooks.rotateSecret({ params: { id: KEY_ID } })
+    await client.qrCodes.bulkUpdate({ body: { ids: [CODE_ID], set: { isActive: false } } })
+    await client.qrCodes.bulkDelete({ body: { ids: [CODE_ID] } })
+    await client.qrCodes.bulkRestore({ body: { ids: [CODE_ID] } })
+    await client.tags.list()
     expect(new Set(calls.map((call) => call.key))).toEqual(new Set(routes.map((entry) => entry.key)))
   })
 })

@@ -142,6 +142,10 @@ describe('endpoints', () => {
     'GET /api/v1/webhooks/{id}/deliveries',
     'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver',
     'POST /api/v1/webhooks/{id}/rotate-secret',
+    'POST /api/v1/qr-codes/bulk-update',
+    'POST /api/v1/qr-codes/bulk-delete',
+    'POST /api/v1/qr-codes/bulk-restore',
+    'GET /api/v1/tags',
   ]
 
   it('include the 12 endpoints of spec section 4', () => {
@@ -281,6 +285,10 @@ describe('DESIGN extensions in the schemas', () => {
       'query:externalId',
       'query:shortCode',
       'query:deleted',
+      'query:tag',
+      'query:search',
+      'query:isActive',
+      'query:sort',
     ])
   })
 

@@ -3,6 +3,7 @@ import { type QrctlOptions, type RateLimit, type ResponseInfo, resolveOptions } 
 import { ApiKeys } from './resources/api-keys.js'
 import { QrCodes } from './resources/qr-codes.js'
 import { Showcases } from './resources/showcases.js'
+import { Tags } from './resources/tags.js'
 import { Webhooks } from './resources/webhooks.js'
 import { Transport } from './transport.js'
 
@@ -13,7 +14,10 @@ import { Transport } from './transport.js'
  * const code = await qrctl.qrCodes.create({ name: 'Menu', contentType: 'url', content: 'https://example.com/menu' })
  */
 export class Qrctl {
-  /** QR codes: list, listAll, create, get, update, delete, restore, batch, createMany, analytics, image. */
+  /**
+   * QR codes: list, listAll, create, get, update, delete, restore, batch, createMany,
+   * bulkUpdate, bulkDelete, bulkRestore, analytics, image.
+   */
   readonly qrCodes: QrCodes
   /** Showcase landing pages: list, listAll, create, get, update, delete. */
   readonly showcases: Showcases
@@ -21,6 +25,8 @@ export class Qrctl {
   readonly apiKeys: ApiKeys
   /** Webhooks: list, listAll, create, get, update, delete, test, deliveries, redeliver, rotateSecret. */
   readonly webhooks: Webhooks
+  /** Tags in use, with counts: list. */
+  readonly tags: Tags
   /** The server root requests go to. */
   readonly baseUrl: string
   readonly #transport: Transport
@@ -34,6 +40,7 @@ export class Qrctl {
     this.showcases = new Showcases(api)
     this.apiKeys = new ApiKeys(api)
     this.webhooks = new Webhooks(api)
+    this.tags = new Tags(api)
   }
 
   /**

@@ -33,6 +33,7 @@ export type {
   QrCodes,
 } from './resources/qr-codes.js'
 export type { Showcases } from './resources/showcases.js'
+export type { Tags } from './resources/tags.js'
 export type { Webhooks } from './resources/webhooks.js'
 export type * from './types.js'
 export {

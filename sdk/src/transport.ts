@@ -120,7 +120,8 @@ export class Transport {
   }
 
   /** The `api` of the ts-rest client. */
-  readonly fetcher = async (args: FetcherArgs): Promise<FetcherResult> => {
+  readonly fetcher = async (request: FetcherArgs): Promise<FetcherResult> => {
+    const args = { ...request, path: repeatedArrayParams(request.path) }
     const options = args.requestOptions ?? {}
     const maxRetries = options.maxRetries ?? this.#options.maxRetries
     const headers = this.#headers(args, options, maxRetries)
@@ -239,4 +240,17 @@ export class Transport {
       durationMs: Math.round(performance.now() - started),
     })
   }
+}
+
+/**
+ * ts-rest writes an array in a query as `tag[0]=a&tag[1]=b`; the API takes a repeated parameter
+ * (`tag=a&tag=b`, DESIGN §17), as most HTTP APIs do. Other parameters pass unchanged.
+ */
+export function repeatedArrayParams(path: string): string {
+  const question = path.indexOf('?')
+  if (question === -1 || !/%5B\d+%5D=|\[\d+\]=/.test(path)) return path
+  const params = new URLSearchParams(path.slice(question + 1))
+  const repeated = new URLSearchParams()
+  for (const [key, value] of params) repeated.append(key.replace(/\[\d+\]$/, ''), value)
+  return `${path.slice(0, question)}?${repeated.toString().replaceAll('+', '%20')}`
 }

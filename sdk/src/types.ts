@@ -30,6 +30,17 @@ export type AnalyticsParams = NonNullable<Request<Routes['qrCodes']['analytics']
 /** `size` (PNG pixels, 64–4096, default 512) and `download`. */
 export type ImageQueryParams = NonNullable<Request<Routes['qrCodes']['imagePng']>['query']>
 
+/** Changes to up to 100 codes: `ids`, and `set` (`isActive`, `tags`), `addTags`, `removeTags`. */
+export type BulkUpdateParams = Request<Routes['qrCodes']['bulkUpdate']>['body']
+/** `{ updated, errors }`: codes changed, and one `ids[i]: …` string per id not changed. */
+export type BulkUpdateResult = Ok<Routes['qrCodes']['bulkUpdate'], 200>['data']
+/** `{ deleted, errors }`. */
+export type BulkDeleteResult = Ok<Routes['qrCodes']['bulkDelete'], 200>['data']
+/** `{ restored, errors }`. */
+export type BulkRestoreResult = Ok<Routes['qrCodes']['bulkRestore'], 200>['data']
+/** A tag in use and how many codes (not deleted) carry it. */
+export type TagCount = Ok<Routes['tags']['list'], 200>['data'][number]
+
 /** A showcase (landing page), as the API returns it. */
 export type Showcase = Ok<Routes['showcases']['get'], 200>['data']
 /** One page of showcases: `{ data, total, limit, offset }`. */

@@ -1,6 +1,7 @@
 export { type Config, loadConfig } from './config.js'
 export type { Ctx } from './context.js'
 export { migrateToLatest, openDatabase } from './db/database.js'
+export { migrations } from './db/migrations/index.js'
 export { runHousekeeping } from './jobs.js'
 export { type Clock, ManualClock, systemClock } from './lib/clock.js'
 export { type Ids, randomIds } from './lib/ids.js'

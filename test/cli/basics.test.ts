@@ -6,6 +6,7 @@ import {
   CONTENT_TYPES,
   TEMPLATES as CONTRACT_TEMPLATES,
   ErrorCorrectionLevel,
+  LIST_SORTS,
   Period,
   QrType,
   Scope,
@@ -151,6 +152,7 @@ it('offers exactly the contract’s values for every enum flag', () => {
   expect(choices.PERIODS).toEqual(Period.options)
   expect(choices.SCOPES).toEqual(Scope.options)
   expect(choices.TEMPLATES).toEqual(CONTRACT_TEMPLATES)
+  expect(choices.SORTS).toEqual(LIST_SORTS)
 })
 
 describe('the first output of a network command', () => {

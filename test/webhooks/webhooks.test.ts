@@ -200,6 +200,39 @@ describe.each(dialects())('webhooks on %s', (dialect) => {
       expect(got.find((e) => e.type === 'showcase.updated')?.data.title).toBe('This one, changed')
     })
 
+    it('sends one event per code a bulk change changes, and none for a code it leaves as it was', async () => {
+      const { client, receiver, webhook } = await setup({
+        events: ['qr_code.updated', 'qr_code.deleted', 'qr_code.restored'],
+      })
+      const [a, b, c] = [
+        await createCode(client, textCode({ tags: ['spring'] })),
+        await createCode(client, textCode()),
+        await createCode(client, textCode()),
+      ] as [QrCode, QrCode, QrCode]
+      const updated = await client.post('/qr-codes/bulk-update', {
+        ids: [a.id, b.id, MISSING_ID],
+        addTags: ['spring'],
+      })
+      expect(updated.body.data).toEqual({ updated: 1, errors: ['ids[2]: not found'] })
+      const deleted = await client.post('/qr-codes/bulk-delete', { ids: [b.id, c.id] })
+      expect(deleted.body.data.deleted).toBe(2)
+      const restored = await client.post('/qr-codes/bulk-restore', { ids: [c.id] })
+      expect(restored.body.data.restored).toBe(1)
+      await receiver.waitFor(4)
+      await new Promise((r) => setTimeout(r, 1200))
+      const got = events(webhook.secret, receiver).map((e) => `${e.type} ${String(e.data.id)}`)
+      expect(got.sort()).toEqual(
+        [
+          `qr_code.updated ${b.id}`,
+          `qr_code.deleted ${b.id}`,
+          `qr_code.deleted ${c.id}`,
+          `qr_code.restored ${c.id}`,
+        ].sort(),
+      )
+      const update = events(webhook.secret, receiver).find((e) => e.type === 'qr_code.updated')
+      expect(update?.data.tags).toEqual(['spring'])
+    })
+
     it('test sends webhook.test whatever the filters, and the log shows it', async () => {
       const { client, receiver, webhook } = await setup({ events: ['scan.created'] })
       const res = await client.post<{ data: WebhookDelivery }>(`/webhooks/${webhook.id}/test`)

@@ -68,7 +68,7 @@ export function headerMapper(
       throw new CliError(
         `The CSV header lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
         {
-          hint: 'Required: name, contentType, content. Optional: type, targetUrl, externalId and the style columns.',
+          hint: 'Required: name, contentType, content. Optional: type, targetUrl, externalId, tags (;-separated) and the style columns.',
         },
       )
     return columns
@@ -79,6 +79,7 @@ export function headerMapper(
 function toInput(
   cells: Record<string, string>,
   columns: { top: readonly string[]; style: readonly string[] },
+  splitTagCell: (cell: string) => string[],
 ): { input: Record<string, unknown>; issues: RowIssue[] } {
   const input: Record<string, unknown> = {}
   const style: Record<string, unknown> = {}
@@ -88,6 +89,8 @@ function toInput(
     return TRIMMED.has(name) ? raw.trim() : raw
   }
   for (const name of columns.top) if (cell(name) !== '') input[name] = cell(name)
+  // DESIGN §17: the `tags` cell is `;`-separated (`spring; menu`).
+  if (typeof input.tags === 'string') input.tags = splitTagCell(input.tags)
   for (const name of columns.style) {
     const value = cell(name)
     if (value === '') continue
@@ -110,14 +113,19 @@ export async function checkRows(
   spelling: ReadonlyMap<string, string> = new Map(),
 ): Promise<CheckedRow[]> {
   const { checkCreatable } = await loadRender()
-  // `style.margin` is the CSV's margin column.
+  const { splitTagCell } = await loadContract()
+  // `style.margin` is the CSV's margin column, `tags.2` its tags column.
   const column = (path: string) => {
-    const name = path.split('.').at(-1) || 'row'
+    const name =
+      path
+        .split('.')
+        .filter((part) => !/^\d+$/.test(part))
+        .at(-1) || 'row'
     return spelling.get(name) ?? name
   }
   return rows.map((row): CheckedRow => {
     if (row.error) return { line: row.line, ok: false, issues: [{ field: 'row', message: row.error }] }
-    const { input, issues } = toInput(row.cells, columns)
+    const { input, issues } = toInput(row.cells, columns, splitTagCell)
     const checked = checkCreatable(input)
     if (!checked.ok || issues.length > 0) {
       const found = checked.ok

@@ -98,6 +98,7 @@ export const QR_CODE_FIELDS: Column<QrCode>[] = [
   },
   { header: 'Scans', value: (c) => String(c.totalScans) },
   { header: 'External ID', value: (c) => c.externalId ?? '-' },
+  { header: 'Tags', value: (c) => (c.tags.length > 0 ? c.tags.join(', ') : '-') },
   { header: 'Style', value: styleSummary },
   { header: 'Created', value: (c) => c.createdAt },
   { header: 'Updated', value: (c) => c.updatedAt },

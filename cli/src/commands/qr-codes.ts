@@ -1,6 +1,13 @@
 import type { CreateQrCodeParams, QrCode, UpdateQrCodeParams } from '@qrctl/sdk'
 import { type Command, Option } from 'commander'
-import { CONTENT_TYPES, type ContentTypeChoice, QR_TYPES, type QrTypeChoice } from '../choices.js'
+import {
+  CONTENT_TYPES,
+  type ContentTypeChoice,
+  QR_TYPES,
+  type QrTypeChoice,
+  SORTS,
+  type SortChoice,
+} from '../choices.js'
 import { codeRef, resolveCodeId } from '../code-ref.js'
 import { usageError } from '../errors.js'
 import { withExamples } from '../help.js'
@@ -106,6 +113,34 @@ interface ListFlags extends PageFlags {
   type?: QrTypeChoice
   deleted?: boolean
   externalId?: string
+  tag?: string[]
+  search?: string
+  sort?: SortChoice
+  active?: boolean
+  inactive?: boolean
+  ids?: boolean
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value]
+
+/** The API filters of `qrctl list`'s flags. */
+function listFilter(flags: ListFlags) {
+  if (flags.active && flags.inactive) throw usageError('Pass --active or --inactive, not both')
+  return {
+    ...(flags.type ? { type: flags.type } : {}),
+    ...(flags.deleted ? { deleted: true } : {}),
+    ...(flags.externalId === undefined ? {} : { externalId: flags.externalId }),
+    ...(flags.tag ? { tag: flags.tag } : {}),
+    ...(flags.search === undefined ? {} : { search: flags.search }),
+    ...(flags.sort ? { sort: flags.sort } : {}),
+    ...(flags.active ? { isActive: true } : {}),
+    ...(flags.inactive ? { isActive: false } : {}),
+  }
+}
+
+/** One id per line on stdout, nothing else: the input of `qrctl bulk … -`. */
+function printIds(session: Session, codes: readonly QrCode[]): void {
+  if (codes.length > 0) session.ui.print(codes.map((code) => code.id).join('\n'))
 }
 
 function registerList(program: Command, session: Session): void {
@@ -116,9 +151,22 @@ function registerList(program: Command, session: Session): void {
     .addOption(new Option('--type <type>', 'only codes of this type').choices(QR_TYPES))
     .option('--deleted', 'deleted codes that can still be restored, newest deletion first')
     .option('--external-id <id>', 'only the code with this externalId')
+    .option('--tag <tag>', 'only codes with this tag (repeat it: codes with every one)', collect)
+    .option(
+      '--search <text>',
+      'only codes whose name, content, target, short code or externalId contain this text',
+    )
+    .addOption(
+      new Option('--sort <order>', 'order; a leading - means descending (default -createdAt)').choices(SORTS),
+    )
+    .option('--active', 'only active codes')
+    .option('--inactive', 'only paused codes')
+    .option('--ids', 'print only the ids, one per line, of every page unless --limit or --offset is given')
   withExamples(command, [
     'qrctl list',
     'qrctl list --type dynamic --limit 10',
+    'qrctl list --tag spring --tag menu --search "table 4" --sort=-totalScans',
+    'qrctl list --tag spring --ids | qrctl bulk deactivate -',
     'qrctl list --all --json | jq -r ".[].shortUrl"',
     'qrctl list --all | cut -f1,2   # id and name, tab-separated when piped',
     'qrctl list --deleted           # restorable for 30 days: qrctl restore ID',
@@ -126,15 +174,13 @@ function registerList(program: Command, session: Session): void {
   addPageOptions(command, 'codes')
   command.action(async (flags: ListFlags) => {
     const { ui } = session
-    const filter = {
-      ...(flags.type ? { type: flags.type } : {}),
-      ...(flags.deleted ? { deleted: true } : {}),
-      ...(flags.externalId === undefined ? {} : { externalId: flags.externalId }),
-    }
+    const filter = listFilter(flags)
+    // Ids are for piping into `qrctl bulk` / `qrctl tag`: all of them, unless a page was asked for.
+    const ids = flags.ids && flags.limit === undefined && flags.offset === undefined
     const [columns, table] = flags.deleted
       ? [DELETED_QR_CODE_COLUMNS, DELETED_QR_CODE_TABLE]
       : [QR_CODE_COLUMNS, QR_CODE_TABLE]
-    if (flags.all) {
+    if (flags.all || ids) {
       const codes = await session.call(async (client) => {
         const all: QrCode[] = []
         for await (const code of client.qrCodes.listAll({ ...filter, limit: flags.limit ?? 100 })) {
@@ -143,6 +189,7 @@ function registerList(program: Command, session: Session): void {
         }
         return all
       }, 'Fetching codes…')
+      if (flags.ids) return printIds(session, codes)
       printList(ui, session, codes, columns, table)
       if (codes.length === 0 && ui.stderrIsTty && !session.json) ui.info('No QR codes found.')
       return
@@ -156,6 +203,7 @@ function registerList(program: Command, session: Session): void {
         }),
       'Fetching codes…',
     )
+    if (flags.ids) return printIds(session, page.data)
     printList(ui, session, page.data, columns, table)
     if (!ui.stderrIsTty || session.json) return
     if (page.data.length === 0) {

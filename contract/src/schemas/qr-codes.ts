@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { contrastRatio, relativeLuminance } from '../payload/contrast.js'
 import { CONTENT_TYPES, encodePayload } from '../payload/encoders.js'
 import { HexColor, httpUrl, pageQuery, QueryBoolean, strictObject } from './common.js'
+import { TAG_LIMIT, Tag, Tags } from './tags.js'
 
 export const QrType = z
   .enum(['static', 'dynamic'])
@@ -110,6 +111,7 @@ const createShape = {
   targetUrl: targetUrl.nullable().optional().describe('Redirect destination of a dynamic code (http/https)'),
   style: Style.nullable().optional(),
   externalId: ExternalId.optional(),
+  tags: Tags.optional(),
 }
 
 /** A new QR code. */
@@ -149,6 +151,7 @@ export const UpdateQrCode = strictObject(
     isActive: z.boolean().optional().describe('false pauses a dynamic code: its short link answers 410'),
     style: Style.nullable().optional(),
     externalId: ExternalId.nullable().optional().describe('Sets your key for the code; null clears it'),
+    tags: Tags.optional().describe('Replaces the code’s tags; [] removes them all'),
   },
   {
     type: "Unknown field 'type': a code's type cannot change after creation; create a new code instead",
@@ -179,6 +182,7 @@ export const QrCode = z
     isActive: z.boolean(),
     totalScans: z.number().int(),
     externalId: z.string().nullable().describe('Your own key for the code; null when none was given'),
+    tags: z.array(z.string()).describe('The code’s tags in code-point order; [] when none'),
     createdAt: z.string().datetime(),
     updatedAt: z.string().datetime(),
     deletedAt: z
@@ -199,6 +203,36 @@ export type QrCode = z.infer<typeof QrCode>
 /** A dynamic code's short code: 7 characters of base62. */
 export const ShortCode = z.string().regex(/^[0-9A-Za-z]{7}$/, 'Must be 7 characters of 0-9, A-Z, a-z')
 
+/** A C0 control character other than tab, line feed and carriage return, or DEL. */
+function hasControlCharacter(value: string): boolean {
+  for (const ch of value) {
+    const code = ch.codePointAt(0) ?? 0
+    if ((code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0x7f) return true
+  }
+  return false
+}
+
+/** A search: 1–200 characters, matched literally. Control characters cannot occur in a match. */
+export const SearchTerm = z
+  .string()
+  .min(1, 'Must not be empty')
+  .max(200, 'Must be at most 200 characters')
+  .refine((value) => !hasControlCharacter(value), 'Must not contain control characters')
+
+/** List orders (DESIGN §17); `-` means descending. */
+export const LIST_SORTS = [
+  'createdAt',
+  '-createdAt',
+  'updatedAt',
+  '-updatedAt',
+  'name',
+  '-name',
+  'totalScans',
+  '-totalScans',
+] as const
+export const ListSort = z.enum(LIST_SORTS)
+export type ListSort = z.infer<typeof ListSort>
+
 export const ListQrCodesQuery = strictObject({
   ...pageQuery(),
   type: QrType.optional().describe('Only codes of this type'),
@@ -206,6 +240,18 @@ export const ListQrCodesQuery = strictObject({
   shortCode: ShortCode.optional().describe('Only the dynamic code with this short code'),
   deleted: QueryBoolean.optional().describe(
     'true lists deleted codes that can still be restored, newest deletion first, with deletedAt and purgeAt',
+  ),
+  tag: z
+    .union([Tag, z.array(Tag).max(TAG_LIMIT, `At most ${TAG_LIMIT} tags`)])
+    .transform((tags) => (Array.isArray(tags) ? [...new Set(tags)] : [tags]))
+    .optional()
+    .describe('Only codes with this tag; repeat it (`tag=a&tag=b`) for codes with every one'),
+  search: SearchTerm.optional().describe(
+    'Only codes whose name, content, targetUrl, shortCode or externalId contains this text (case-insensitive; every character is literal)',
+  ),
+  isActive: QueryBoolean.optional().describe('Only active (true) or paused (false) codes'),
+  sort: ListSort.optional().describe(
+    'Order: createdAt, updatedAt, name (lower-cased, code-point order) or totalScans; `-` for descending. Default -createdAt',
   ),
 })
 export type ListQrCodesQuery = z.infer<typeof ListQrCodesQuery>

@@ -14,6 +14,10 @@ import type {
   Analytics,
   AnalyticsParams,
   BatchResult,
+  BulkDeleteResult,
+  BulkRestoreResult,
+  BulkUpdateParams,
+  BulkUpdateResult,
   CreateQrCodeParams,
   DeleteResult,
   ImageQueryParams,
@@ -76,8 +80,9 @@ export class QrCodes {
   }
 
   /**
-   * One page of codes, newest first.
-   * @example const { data, total } = await qrctl.qrCodes.list({ limit: 20, type: 'dynamic' })
+   * One page of codes, newest first unless `sort` says otherwise; filters combine (`tag`, every
+   * one of several; `search`; `isActive`; `type`; `externalId`; `deleted`).
+   * @example const { data, total } = await qrctl.qrCodes.list({ tag: ['spring'], search: 'table 4', sort: '-totalScans' })
    */
   async list(params: ListQrCodesParams = {}, options?: RequestOptions): Promise<QrCodePage> {
     const response = await this.#api.qrCodes.list({
@@ -88,8 +93,9 @@ export class QrCodes {
   }
 
   /**
-   * Every code of every page, fetched as you iterate. `limit` sets the page size (default 100).
-   * @example for await (const code of qrctl.qrCodes.listAll({ type: 'dynamic' })) console.log(code.name)
+   * Every code of every page, fetched as you iterate, with every filter and sort of `list`.
+   * `limit` sets the page size (default 100).
+   * @example for await (const code of qrctl.qrCodes.listAll({ tag: ['spring'], isActive: true })) console.log(code.name)
    */
   listAll(params: ListQrCodesParams = {}, options?: RequestOptions): AsyncGenerator<QrCode, void, undefined> {
     const { offset = 0, limit = 100, ...filters } = params
@@ -223,6 +229,43 @@ export class QrCodes {
       onProgress?.({ done, total: codes.length, created: result.created, failed })
     }
     return result
+  }
+
+  /**
+   * Changes up to 100 codes in one transaction: `set` (`isActive`, `tags`), then `addTags`, then
+   * `removeTags`. Ids that name no code of yours come back in `errors` (`ids[3]: not found`).
+   * @example await qrctl.qrCodes.bulkUpdate({ ids, set: { isActive: false }, addTags: ['paused'] })
+   */
+  async bulkUpdate(params: BulkUpdateParams, options?: RequestOptions): Promise<BulkUpdateResult> {
+    const response = await this.#api.qrCodes.bulkUpdate({
+      body: params,
+      requestOptions: checkRequestOptions(options),
+    })
+    return bodyOf(response, 200).data
+  }
+
+  /**
+   * Soft-deletes up to 100 codes in one transaction.
+   * @example const { deleted, errors } = await qrctl.qrCodes.bulkDelete(ids)
+   */
+  async bulkDelete(ids: string[], options?: RequestOptions): Promise<BulkDeleteResult> {
+    const response = await this.#api.qrCodes.bulkDelete({
+      body: { ids },
+      requestOptions: checkRequestOptions(options),
+    })
+    return bodyOf(response, 200).data
+  }
+
+  /**
+   * Restores up to 100 codes deleted in the last 30 days, in one transaction.
+   * @example const { restored, errors } = await qrctl.qrCodes.bulkRestore(ids)
+   */
+  async bulkRestore(ids: string[], options?: RequestOptions): Promise<BulkRestoreResult> {
+    const response = await this.#api.qrCodes.bulkRestore({
+      body: { ids },
+      requestOptions: checkRequestOptions(options),
+    })
+    return bodyOf(response, 200).data
   }
 
   /**

@@ -44,6 +44,18 @@ export interface QrCodesTable {
   created_at: string
   updated_at: string
   deleted_at: string | null
+  /** The code's tags, sorted, as JSON text (`[]` when none). */
+  tags: Generated<string>
+  /** Lower-cased name, content, targetUrl, shortCode and externalId joined by U+001F, for search. */
+  search_text: Generated<string>
+  /** Lower-cased name, for the name sort. */
+  name_key: Generated<string>
+}
+
+export interface QrCodeTagsTable {
+  qr_code_id: string
+  account_id: string
+  tag: string
 }
 
 export interface IdempotencyKeysTable {
@@ -171,6 +183,7 @@ export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
   qr_codes: QrCodesTable
+  qr_code_tags: QrCodeTagsTable
   idempotency_keys: IdempotencyKeysTable
   settings: SettingsTable
   showcases: ShowcasesTable

@@ -9,6 +9,7 @@ import { isDatabaseReady } from '../db/database.js'
 import { createApiKeysRouter } from '../modules/api-keys/api-keys.router.js'
 import { idempotency } from '../modules/idempotency/idempotency.middleware.js'
 import { createQrCodesRouter } from '../modules/qr-codes/qr-codes.router.js'
+import { createTagsRouter } from '../modules/qr-codes/tags.router.js'
 import { createShowcasePagesRouter } from '../modules/showcase-pages/showcase-pages.router.js'
 import { createShowcasesRouter } from '../modules/showcases/showcases.router.js'
 import { createWebhooksRouter } from '../modules/webhooks/webhooks.router.js'
@@ -109,6 +110,7 @@ export function createApp({ ctx, gate }: AppDeps): Express {
       showcases: createShowcasesRouter(ctx),
       apiKeys: createApiKeysRouter(ctx),
       webhooks: createWebhooksRouter(ctx),
+      tags: createTagsRouter(ctx),
     },
     app,
     {

@@ -7,6 +7,11 @@ import * as uniqueExternalId from './2026_11_24_1210_unique_external_id.js'
 import * as createWebhooks from './2026_11_25_1200_create_webhooks.js'
 import * as createWebhookEvents from './2026_11_25_1210_create_webhook_events.js'
 import * as createWebhookDeliveries from './2026_11_25_1220_create_webhook_deliveries.js'
+import * as addSearchColumns from './2026_11_25_1300_add_search_columns.js'
+import * as createQrCodeTags from './2026_11_25_1310_create_qr_code_tags.js'
+import * as addListIndexes from './2026_11_25_1320_add_list_indexes.js'
+import * as createSqliteSearchIndex from './2026_11_25_1330_create_sqlite_search_index.js'
+import * as addActiveIndex from './2026_11_25_1340_add_active_index.js'
 
 /**
  * Every migration, in order. A static list (not a folder scan) so the same code runs from
@@ -21,4 +26,9 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_1200_create_webhooks': createWebhooks,
   '2026_11_25_1210_create_webhook_events': createWebhookEvents,
   '2026_11_25_1220_create_webhook_deliveries': createWebhookDeliveries,
+  '2026_11_25_1300_add_search_columns': addSearchColumns,
+  '2026_11_25_1310_create_qr_code_tags': createQrCodeTags,
+  '2026_11_25_1320_add_list_indexes': addListIndexes,
+  '2026_11_25_1330_create_sqlite_search_index': createSqliteSearchIndex,
+  '2026_11_25_1340_add_active_index': addActiveIndex,
 }

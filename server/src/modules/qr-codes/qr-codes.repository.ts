@@ -1,7 +1,9 @@
-import type { ContentType, QrType, Style } from '@qrctl/contract'
-import type { Selectable } from 'kysely'
+import type { ContentType, ListSort, QrType, Style } from '@qrctl/contract'
+import { type Selectable, type SelectQueryBuilder, sql } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
-import type { QrCodesTable } from '../../db/schema.js'
+import type { Database, QrCodesTable } from '../../db/schema.js'
+import { replaceTagRows } from './qr-code-tags.repository.js'
+import { containsPattern, foldCase, nameKey, SORT_COLUMNS, searchText } from './qr-codes.search.js'
 
 /** A code as stored, before URLs are added for the response. */
 export interface QrCodeRecord {
@@ -17,6 +19,8 @@ export interface QrCodeRecord {
   isActive: boolean
   totalScans: number
   externalId: string | null
+  /** Distinct, normalised, in code-point order. */
+  tags: string[]
   createdAt: string
   updatedAt: string
   deletedAt: string | null
@@ -47,6 +51,7 @@ export function toQrCodeRecord(row: Selectable<QrCodesTable>): QrCodeRecord {
     isActive: Boolean(row.is_active),
     totalScans: Number(row.total_scans),
     externalId: row.external_id,
+    tags: JSON.parse(row.tags) as string[],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
@@ -74,9 +79,13 @@ export async function insertQrCodes(db: Db, records: QrCodeRecord[]): Promise<vo
         created_at: r.createdAt,
         updated_at: r.updatedAt,
         deleted_at: r.deletedAt,
+        tags: JSON.stringify(r.tags),
+        search_text: searchText(r),
+        name_key: nameKey(r.name),
       })),
     )
     .execute()
+  await replaceTagRows(db, records)
 }
 
 /** A live (not deleted) code of this account. */
@@ -130,32 +139,103 @@ export interface QrCodeFilters {
   type?: QrType | undefined
   externalId?: string | undefined
   shortCode?: string | undefined
+  /** Codes with every one of these tags. */
+  tag?: string[] | undefined
+  /** A case-insensitive substring of name, content, targetUrl, shortCode or externalId. */
+  search?: string | undefined
+  isActive?: boolean | undefined
+  sort?: ListSort | undefined
   /** Deleted codes instead of live ones: those deleted at or after this time, newest deletion first. */
   deletedSince?: string | undefined
 }
 
 export async function listQrCodes(
   db: Db,
+  dialect: Dialect,
   accountId: string,
   page: QrCodeFilters,
 ): Promise<{ records: QrCodeRecord[]; total: number }> {
-  let query = db.selectFrom('qr_codes').where('account_id', '=', accountId)
-  query =
-    page.deletedSince === undefined
-      ? query.where('deleted_at', 'is', null)
-      : query.where('deleted_at', '>=', page.deletedSince)
-  if (page.type) query = query.where('type', '=', page.type)
-  if (page.externalId !== undefined) query = query.where('external_id', '=', page.externalId)
-  if (page.shortCode !== undefined) query = query.where('short_code', '=', page.shortCode)
-  const ordered =
-    page.deletedSince === undefined
-      ? query.selectAll().orderBy('created_at', 'desc')
-      : query.selectAll().orderBy('deleted_at', 'desc')
-  const [rows, count] = await Promise.all([
-    ordered.orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { records: rows.map(toQrCodeRecord), total: Number(count.n) }
+  // SQLite has no statistics, so it would reach an account's codes through an account index and
+  // test each one against a tag or a search: all 100,000 rows when few match. Driven, the query
+  // starts from the tag or search index instead (`+column` keeps it off the other indexes).
+  const drivable = dialect === 'sqlite' && (Boolean(page.tag?.length) || usesSearchIndex(page.search))
+  const filtered = (driven: boolean) => {
+    const column = <T>(name: 'account_id' | 'deleted_at') =>
+      driven ? sql<T>`+${sql.ref(name)}` : sql.ref<T>(name)
+    let query = db.selectFrom('qr_codes').where(column<string>('account_id'), '=', accountId)
+    query =
+      page.deletedSince === undefined
+        ? query.where(column<string | null>('deleted_at'), 'is', null)
+        : query.where(column<string | null>('deleted_at'), '>=', page.deletedSince)
+    if (page.type) query = query.where('type', '=', page.type)
+    if (page.externalId !== undefined) query = query.where('external_id', '=', page.externalId)
+    if (page.shortCode !== undefined) query = query.where('short_code', '=', page.shortCode)
+    if (page.isActive !== undefined) query = query.where('is_active', '=', page.isActive ? 1 : 0)
+    for (const tag of page.tag ?? []) {
+      const tagged = db
+        .selectFrom('qr_code_tags')
+        .select('qr_code_id')
+        .where('account_id', '=', accountId)
+        .where('tag', '=', tag)
+      query = query.where('id', 'in', tagged)
+    }
+    if (page.search !== undefined) query = query.where(searchCondition(dialect, page.search))
+    return query
+  }
+  const count = await filtered(drivable)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  const total = Number(count.n)
+  // Few matches: start from them and sort them. Many: walk the sort index, which meets enough
+  // matches for a page within a few rows.
+  const driven = drivable && total <= DRIVEN_MAX
+  const rows = await orderList(filtered(driven).selectAll(), driven, page)
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute()
+  return { records: rows.map(toQrCodeRecord), total }
+}
+
+/** Up to this many matches, sorting them beats walking a sort index in search of them. */
+const DRIVEN_MAX = 5000
+
+/** Whether a search can start from SQLite's trigram index: 3 characters or more once folded. */
+function usesSearchIndex(term: string | undefined): boolean {
+  return term !== undefined && [...foldCase(term)].length >= 3
+}
+
+/**
+ * A case-insensitive substring of the searchable fields; user input is a bound parameter, and
+ * never a wildcard. PostgreSQL: `LIKE` with `%`, `_` and `\` escaped, served by the trigram
+ * index. SQLite: `instr` (no wildcards at all), with the FTS5 trigram index narrowing the rows
+ * first when the text has the 3 characters a trigram needs (docs/performance.md).
+ */
+function searchCondition(dialect: Dialect, term: string) {
+  if (dialect === 'postgres') return sql<boolean>`search_text like ${containsPattern(term)} escape '\\'`
+  const folded = foldCase(term)
+  const exact = sql<boolean>`instr(search_text, ${folded}) > 0`
+  if (!usesSearchIndex(term)) return exact
+  const phrase = `"${folded.replaceAll('"', '""')}"`
+  return sql<boolean>`qr_codes.rowid in (select rowid from qr_codes_fts where qr_codes_fts match ${phrase}) and ${exact}`
+}
+
+/**
+ * The list's order (DESIGN §17): ties by id ascending, except the v1 default (`-createdAt`),
+ * whose ties stay id descending as v1 answered them. Deleted codes default to newest deletion.
+ */
+function orderList<O>(
+  query: SelectQueryBuilder<Database, 'qr_codes', O>,
+  driven: boolean,
+  page: Pick<QrCodeFilters, 'sort' | 'deletedSince'>,
+): SelectQueryBuilder<Database, 'qr_codes', O> {
+  if (page.sort === undefined && page.deletedSince !== undefined)
+    return query.orderBy('deleted_at', 'desc').orderBy('id', 'desc')
+  const sort = page.sort ?? '-createdAt'
+  const [column, direction] = SORT_COLUMNS[sort]
+  const ties = sort === '-createdAt' ? 'desc' : 'asc'
+  // `+column` keeps a driven query (see listQrCodes) off the sort indexes: it sorts its matches.
+  if (driven) return query.orderBy(sql`+${sql.ref(column)}`, direction).orderBy(sql`+${sql.ref('id')}`, ties)
+  return query.orderBy(column, direction).orderBy('id', ties)
 }
 
 export interface QrCodeChanges {
@@ -165,29 +245,36 @@ export interface QrCodeChanges {
   isActive?: boolean
   style?: Style | null
   externalId?: string | null
+  tags?: string[]
   updatedAt: string
 }
 
+const SEARCHED: (keyof QrCodeChanges)[] = ['name', 'content', 'targetUrl', 'externalId']
+
+/** Writes `changes` to the code; `next` is the code after them (for the derived search columns). */
 export async function updateQrCode(
   db: Db,
-  accountId: string,
-  id: string,
+  next: Pick<QrCodeRecord, 'id' | 'accountId' | 'tags'> & Parameters<typeof searchText>[0],
   changes: QrCodeChanges,
 ): Promise<void> {
+  const searched = SEARCHED.some((key) => changes[key] !== undefined)
   await db
     .updateTable('qr_codes')
     .set({
-      ...(changes.name !== undefined && { name: changes.name }),
+      ...(changes.name !== undefined && { name: changes.name, name_key: nameKey(changes.name) }),
       ...(changes.content !== undefined && { content: changes.content }),
       ...(changes.targetUrl !== undefined && { target_url: changes.targetUrl }),
       ...(changes.isActive !== undefined && { is_active: changes.isActive ? 1 : 0 }),
       ...(changes.style !== undefined && { style: changes.style ? JSON.stringify(changes.style) : null }),
       ...(changes.externalId !== undefined && { external_id: changes.externalId }),
+      ...(changes.tags !== undefined && { tags: JSON.stringify(changes.tags) }),
+      ...(searched && { search_text: searchText(next) }),
       updated_at: changes.updatedAt,
     })
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
+    .where('account_id', '=', next.accountId)
+    .where('id', '=', next.id)
     .execute()
+  if (changes.tags !== undefined) await replaceTagRows(db, [next])
 }
 
 export async function setDeletedAt(
@@ -233,4 +320,25 @@ export async function takenShortCodes(db: Db, codes: string[]): Promise<Set<stri
 export async function purgeDeletedBefore(db: Db, before: string): Promise<number> {
   const result = await db.deleteFrom('qr_codes').where('deleted_at', '<', before).executeTakeFirst()
   return Number(result.numDeletedRows)
+}
+
+/**
+ * The codes of this account with these ids, deleted ones included, locked for the rest of the
+ * transaction on PostgreSQL (in id order, so two bulk requests never wait on each other in a circle).
+ */
+export async function findQrCodesForUpdate(
+  trx: Db,
+  dialect: Dialect,
+  accountId: string,
+  ids: readonly string[],
+): Promise<QrCodeRecord[]> {
+  if (ids.length === 0) return []
+  const query = trx
+    .selectFrom('qr_codes')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+  const rows = await (dialect === 'postgres' ? query.forUpdate() : query).execute()
+  return rows.map(toQrCodeRecord)
 }

@@ -6,6 +6,7 @@ import type { Ctx } from '../../context.js'
 import { getAnalytics } from '../analytics/analytics.service.js'
 import { answerOnCommit } from '../idempotency/idempotency.middleware.js'
 import { type ImageAnswer, renderQrCodeImage } from '../images/images.service.js'
+import * as bulk from './qr-codes.bulk.js'
 import * as qrCodes from './qr-codes.service.js'
 
 const s = initServer()
@@ -78,6 +79,18 @@ export function createQrCodesRouter(ctx: Ctx, deps: QrCodesRouterDeps) {
           answerOnCommit(req, 201),
         ),
       },
+    }),
+    bulkUpdate: async ({ body, req }) => ({
+      status: 200,
+      body: { data: await bulk.bulkUpdate(ctx, req.auth.accountId, body, answerOnCommit(req, 200)) },
+    }),
+    bulkDelete: async ({ body, req }) => ({
+      status: 200,
+      body: { data: await bulk.bulkDelete(ctx, req.auth.accountId, body.ids, answerOnCommit(req, 200)) },
+    }),
+    bulkRestore: async ({ body, req }) => ({
+      status: 200,
+      body: { data: await bulk.bulkRestore(ctx, req.auth.accountId, body.ids, answerOnCommit(req, 200)) },
     }),
     analytics: async ({ params, query, req }) => ({
       status: 200,

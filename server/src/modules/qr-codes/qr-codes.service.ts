@@ -58,6 +58,7 @@ export function toQrCode(ctx: Ctx, record: QrCodeRecord): QrCode {
     isActive: record.isActive,
     totalScans: record.totalScans,
     externalId: record.externalId,
+    tags: record.tags,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     // Only deleted codes (listed with `deleted=true`) carry these: live ones leave them out.
@@ -98,7 +99,10 @@ export async function listQrCodes(ctx: Ctx, accountId: string, query: ListQrCode
   const { deleted, ...filters } = query
   // Deleted codes still restorable: the same window `restoreQrCode` checks.
   const deletedSince = deleted ? addDays(ctx.clock.now(), -RESTORE_WINDOW_DAYS).toISOString() : undefined
-  const { records, total } = await repo.listQrCodes(ctx.db, accountId, { ...filters, deletedSince })
+  const { records, total } = await repo.listQrCodes(ctx.db, ctx.dialect, accountId, {
+    ...filters,
+    deletedSince,
+  })
   return { data: records.map((r) => toQrCode(ctx, r)), total, limit: query.limit, offset: query.offset }
 }
 
@@ -128,6 +132,7 @@ function newRecord(
     isActive: true,
     totalScans: 0,
     externalId: input.externalId ?? null,
+    tags: input.tags ?? [],
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
@@ -305,7 +310,7 @@ export async function updateQrCode(
       if (!current) throw notFound('QR code', id)
       const next = applyPatch(ctx, current, patch)
       if (!next) return toQrCode(ctx, current)
-      await repo.updateQrCode(trx, accountId, id, next.changes)
+      await repo.updateQrCode(trx, next.record, next.changes)
       const updated = toQrCode(ctx, next.record)
       await appendEvents(ctx, trx, [{ accountId, type: 'qr_code.updated', data: updated, qrCodeId: id }])
       return updated

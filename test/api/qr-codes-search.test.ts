@@ -1,0 +1,241 @@
+import { ManualClock } from '@qrctl/server'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { scanOk } from '../redirects/scan-helpers.js'
+import { dialects, startServer, type TestServer } from '../support/server.js'
+import {
+  type Api,
+  api,
+  createCode,
+  dynamicCode,
+  expectError,
+  expectNoLeak,
+  T0,
+  textCode,
+  UNLIMITED,
+} from './helpers.js'
+
+const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((c) => c.id)
+const q = (params: Record<string, string | string[]>) => {
+  const search = new URLSearchParams()
+  for (const [key, value] of Object.entries(params))
+    for (const v of Array.isArray(value) ? value : [value]) search.append(key, v)
+  return `/qr-codes?${search}`
+}
+
+describe.each(dialects())('GET /qr-codes: tags, search, filters and sorting on %s', (dialect) => {
+  let server: TestServer
+  const clock = new ManualClock(new Date(T0))
+
+  beforeAll(async () => {
+    server = await startServer({ dialect, clock, env: UNLIMITED })
+  })
+  afterAll(() => server.close())
+
+  async function freshClient(): Promise<Api> {
+    return api(server, (await server.createAccount()).apiKey)
+  }
+
+  describe('happy', () => {
+    it('filters by one tag, and by every one of several (normalised like tags)', async () => {
+      const client = await freshClient()
+      const both = await createCode(client, textCode({ tags: ['spring', 'menu'] }))
+      const spring = await createCode(client, textCode({ tags: ['spring'] }))
+      await createCode(client, textCode({ tags: ['menu'] }))
+      await createCode(client)
+      const one = await client.get(q({ tag: ' Spring ' }))
+      expect(one.status).toBe(200)
+      expect(new Set(ids(one))).toEqual(new Set([both.id, spring.id]))
+      expect(one.body.total).toBe(2)
+      const every = await client.get(q({ tag: ['spring', 'MENU'] }))
+      expect(ids(every)).toEqual([both.id])
+      expect(every.body.total).toBe(1)
+      expect((await client.get(q({ tag: 'nothing' }))).body).toMatchObject({ data: [], total: 0 })
+    })
+
+    it('searches name, content, targetUrl, shortCode and externalId, case-insensitively', async () => {
+      const client = await freshClient()
+      const byName = await createCode(client, textCode({ name: 'Terrasse Été' }))
+      const byContent = await createCode(client, textCode({ content: 'Find the Needle here' }))
+      const byTarget = await createCode(
+        client,
+        dynamicCode({ content: 'https://example.com/a', targetUrl: 'https://shop.example/Spring-Sale' }),
+      )
+      const dynamic = await createCode(client, dynamicCode())
+      const byExternal = await createCode(client, textCode({ externalId: 'SKU-4711' }))
+      await createCode(client, textCode({ name: 'other', content: 'nothing' }))
+      expect(ids(await client.get(q({ search: 'terrasse été' })))).toEqual([byName.id])
+      expect(ids(await client.get(q({ search: 'TERRASSE ÉTÉ' })))).toEqual([byName.id])
+      expect(ids(await client.get(q({ search: 'nEEdle' })))).toEqual([byContent.id])
+      expect(ids(await client.get(q({ search: 'spring-sale' })))).toEqual([byTarget.id])
+      expect(ids(await client.get(q({ search: dynamic.shortCode as string })))).toEqual([dynamic.id])
+      expect(ids(await client.get(q({ search: 'sku-47' })))).toEqual([byExternal.id])
+    })
+
+    it('matches %, _ and \\ literally, and never across two fields', async () => {
+      const client = await freshClient()
+      const percent = await createCode(client, textCode({ name: '50% off' }))
+      const underscore = await createCode(client, textCode({ name: 'a_b' }))
+      const backslash = await createCode(client, textCode({ name: 'C:\\menu' }))
+      await createCode(client, textCode({ name: '50 percent off', content: 'axb' }))
+      await createCode(client, textCode({ name: 'field end', content: 'start' }))
+      expect(ids(await client.get(q({ search: '%' })))).toEqual([percent.id])
+      expect(ids(await client.get(q({ search: '0% o' })))).toEqual([percent.id])
+      expect(ids(await client.get(q({ search: '_' })))).toEqual([underscore.id])
+      expect(ids(await client.get(q({ search: 'a_b' })))).toEqual([underscore.id])
+      expect(ids(await client.get(q({ search: '\\' })))).toEqual([backslash.id])
+      expect(ids(await client.get(q({ search: ':\\m' })))).toEqual([backslash.id])
+      expect((await client.get(q({ search: 'endstart' }))).body.total).toBe(0)
+      expect((await client.get(q({ search: "' or 1=1 --" }))).body.total).toBe(0)
+      expect((await client.get(q({ search: '*' }))).body.total).toBe(0)
+    })
+
+    it('finds a code by what a PATCH wrote, and no longer by what it replaced; never a deleted one', async () => {
+      const client = await freshClient()
+      const code = await createCode(client, textCode({ name: 'Old banner', content: 'first text' }))
+      await client.patch(`/qr-codes/${code.id}`, { name: 'Fresh poster', content: 'second words' })
+      expect((await client.get(q({ search: 'old banner' }))).body.total).toBe(0)
+      expect((await client.get(q({ search: 'first text' }))).body.total).toBe(0)
+      expect(ids(await client.get(q({ search: 'fresh post' })))).toEqual([code.id])
+      expect(ids(await client.get(q({ search: 'second wo' })))).toEqual([code.id])
+      await client.delete(`/qr-codes/${code.id}`)
+      expect((await client.get(q({ search: 'fresh post' }))).body.total).toBe(0)
+    })
+
+    it('filters by isActive', async () => {
+      const client = await freshClient()
+      const paused = await createCode(client, dynamicCode())
+      const live = await createCode(client, dynamicCode())
+      await client.patch(`/qr-codes/${paused.id}`, { isActive: false })
+      expect(ids(await client.get(q({ isActive: 'false' })))).toEqual([paused.id])
+      expect(ids(await client.get(q({ isActive: 'true' })))).toEqual([live.id])
+      expect((await client.get(q({ isActive: '0' }))).body.total).toBe(1)
+    })
+
+    it('sorts by createdAt, updatedAt, name and totalScans either way, ties by id ascending', async () => {
+      const client = await freshClient()
+      const make = async (name: string) => {
+        clock.advance(1000)
+        return (await createCode(client, textCode({ name }))).id
+      }
+      const b = await make('banana')
+      const a = await make('Apple')
+      const z = await make('zebra')
+      const e = await make('Éclair')
+      clock.advance(1000)
+      await client.patch(`/qr-codes/${b}`, { content: 'touched' })
+      expect(ids(await client.get(q({ sort: 'createdAt' })))).toEqual([b, a, z, e])
+      expect(ids(await client.get(q({ sort: '-createdAt' })))).toEqual([e, z, a, b])
+      expect(ids(await client.get('/qr-codes'))).toEqual([e, z, a, b])
+      expect(ids(await client.get(q({ sort: '-updatedAt' })))).toEqual([b, e, z, a])
+      expect(ids(await client.get(q({ sort: 'updatedAt' })))).toEqual([a, z, e, b])
+      // Lower-cased, code-point order: "é" (U+00E9) sorts after "z".
+      expect(ids(await client.get(q({ sort: 'name' })))).toEqual([a, b, z, e])
+      expect(ids(await client.get(q({ sort: '-name' })))).toEqual([e, z, b, a])
+      const byId = [a, b, z, e].sort()
+      expect(ids(await client.get(q({ sort: 'totalScans' })))).toEqual(byId)
+      expect(ids(await client.get(q({ sort: '-totalScans' })))).toEqual(byId)
+    })
+
+    it('sorts by totalScans from the scans recorded', async () => {
+      const client = await freshClient()
+      const none = await createCode(client, dynamicCode())
+      const many = await createCode(client, dynamicCode())
+      const one = await createCode(client, dynamicCode())
+      for (let i = 0; i < 3; i++) await scanOk(server, many.shortCode as string)
+      await scanOk(server, one.shortCode as string)
+      await server.running.scans.flush()
+      const listed = await client.get(q({ sort: '-totalScans' }))
+      const order = ids(listed)
+      expect(order).toEqual([many.id, one.id, none.id])
+      expect(ids(await client.get(q({ sort: 'totalScans' })))).toEqual([none.id, one.id, many.id])
+    })
+
+    it('combines every filter with type, externalId, deleted=true, sort and paging; total counts the matches', async () => {
+      const client = await freshClient()
+      const make = async (overrides: Parameters<typeof textCode>[0], dynamic = false) => {
+        clock.advance(1000)
+        return createCode(client, dynamic ? dynamicCode(overrides) : textCode(overrides))
+      }
+      const s1 = await make({ name: 'Spring A', tags: ['spring'] }, true)
+      const s2 = await make({ name: 'Spring B', tags: ['spring'] }, true)
+      const s3 = await make({ name: 'Spring C', tags: ['spring'] }, true)
+      await make({ name: 'Spring static', tags: ['spring'] })
+      await make({ name: 'Winter', tags: ['winter'] }, true)
+      const ext = await make({ name: 'Spring keyed', tags: ['spring'], externalId: 'key-1' }, true)
+      await client.patch(`/qr-codes/${s2.id}`, { isActive: false })
+      const filters = { tag: 'spring', search: 'spring', type: 'dynamic', isActive: 'true', sort: 'name' }
+      const page1 = await client.get(q({ ...filters, limit: '2' }))
+      expect(page1.body).toMatchObject({ total: 3, limit: 2, offset: 0 })
+      expect(ids(page1)).toEqual([s1.id, s3.id])
+      const page2 = await client.get(q({ ...filters, limit: '2', offset: '2' }))
+      expect(ids(page2)).toEqual([ext.id])
+      expect(ids(await client.get(q({ ...filters, externalId: 'key-1' })))).toEqual([ext.id])
+      await client.delete(`/qr-codes/${s1.id}`)
+      await client.delete(`/qr-codes/${s3.id}`)
+      const deleted = await client.get(q({ deleted: 'true', tag: 'spring', search: 'spring a' }))
+      expect(ids(deleted)).toEqual([s1.id])
+      expect(deleted.body.data[0].deletedAt).toBeDefined()
+      expect(ids(await client.get(q({ deleted: 'true', sort: 'name' })))).toEqual([s1.id, s3.id])
+      expect((await client.get(q(filters))).body.total).toBe(1)
+    })
+  })
+
+  describe('errors', () => {
+    it.each([
+      ['search=', 'search'],
+      [`search=${'x'.repeat(201)}`, 'search'],
+      ['search=%01', 'search'],
+      ['sort=scans', 'sort'],
+      ['sort=-id', 'sort'],
+      ['isActive=yes', 'isActive'],
+      ['tag=bad!', 'tag'],
+      [`tag=${'x'.repeat(41)}`, 'tag'],
+      [Array.from({ length: 21 }, (_, i) => `tag=t${i}`).join('&'), 'tag'],
+    ])('answers 400 validation_error for %s', async (query, path) => {
+      const res = await api(server, server.apiKey).get(`/qr-codes?${query}`)
+      expectError(res, 400, 'validation_error')
+      expect(res.body.details.issues.map((i: { path: string }) => i.path.split('.')[0])).toContain(path)
+      expectNoLeak(res.text)
+    })
+
+    it('never fails on hostile search text', async () => {
+      const client = await freshClient()
+      await createCode(client, textCode({ name: 'plain' }))
+      for (const search of [
+        "'",
+        '"',
+        '\\',
+        '\\\\%',
+        "%'; drop table qr_codes; --",
+        '[a-z]*',
+        'ß',
+        '🙂',
+        '\u0130',
+      ]) {
+        const res = await client.get(q({ search }))
+        expect(res.status, search).toBe(200)
+        expect(res.body.total, search).toBe(0)
+      }
+      expect((await client.get('/qr-codes')).body.total).toBe(1)
+    })
+  })
+
+  describe('security', () => {
+    it('never finds another account’s codes by tag or search', async () => {
+      const a = await freshClient()
+      const b = await freshClient()
+      await createCode(a, textCode({ name: 'secret plan', tags: ['secret'] }))
+      expect((await b.get(q({ tag: 'secret' }))).body).toMatchObject({ data: [], total: 0 })
+      expect((await b.get(q({ search: 'secret' }))).body).toMatchObject({ data: [], total: 0 })
+    })
+
+    it('answers 403 insufficient_scope to a filtered list with a write-only key', async () => {
+      const writer = await server.createAccount({ scope: 'write' })
+      expectError(
+        await api(server, writer.apiKey).get(q({ tag: 'x', search: 'y' })),
+        403,
+        'insufficient_scope',
+      )
+    })
+  })
+})
