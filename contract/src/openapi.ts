@@ -51,6 +51,19 @@ const qrCodeExample = {
   isActive: true,
   totalScans: 1284,
   externalId: 'menu-spring',
+  rules: [
+    {
+      targetUrl: 'https://example.com/menu/dinner',
+      conditions: [{ type: 'schedule', timezone: 'Europe/Berlin', from: '17:00', to: '23:00' }],
+    },
+  ],
+  expiresAt: null,
+  expiredUrl: null,
+  maxScans: null,
+  afterLimitUrl: null,
+  hasPassword: false,
+  utm: { source: 'table-card', medium: 'print' },
+  forwardQuery: false,
   createdAt: NOW,
   updatedAt: NOW,
   assets: {

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { contrastRatio, relativeLuminance } from '../payload/contrast.js'
 import { CONTENT_TYPES, encodePayload } from '../payload/encoders.js'
 import { HexColor, httpUrl, pageQuery, QueryBoolean, strictObject } from './common.js'
+import { redirectFieldsOnStatic, redirectFieldsOut, redirectFieldsShape } from './redirect-rules.js'
 
 export const QrType = z
   .enum(['static', 'dynamic'])
@@ -110,6 +111,7 @@ const createShape = {
   targetUrl: targetUrl.nullable().optional().describe('Redirect destination of a dynamic code (http/https)'),
   style: Style.nullable().optional(),
   externalId: ExternalId.optional(),
+  ...redirectFieldsShape,
 }
 
 /** A new QR code. */
@@ -128,6 +130,9 @@ export const CreateQrCode = strictObject(createShape, {
       message: 'A static code encodes its content and cannot have a targetUrl; use type "dynamic"',
     })
   }
+  if (type === 'static')
+    for (const issue of redirectFieldsOnStatic(input))
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [issue.path], message: issue.message })
   if (type === 'dynamic' && !resolveTargetUrl(input)) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
@@ -149,6 +154,7 @@ export const UpdateQrCode = strictObject(
     isActive: z.boolean().optional().describe('false pauses a dynamic code: its short link answers 410'),
     style: Style.nullable().optional(),
     externalId: ExternalId.nullable().optional().describe('Sets your key for the code; null clears it'),
+    ...redirectFieldsShape,
   },
   {
     type: "Unknown field 'type': a code's type cannot change after creation; create a new code instead",
@@ -179,6 +185,7 @@ export const QrCode = z
     isActive: z.boolean(),
     totalScans: z.number().int(),
     externalId: z.string().nullable().describe('Your own key for the code; null when none was given'),
+    ...redirectFieldsOut,
     createdAt: z.string().datetime(),
     updatedAt: z.string().datetime(),
     deletedAt: z

@@ -2,9 +2,10 @@ import type { ContentType, QrType, Style } from '@qrctl/contract'
 import type { Selectable } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
 import type { QrCodesTable } from '../../db/schema.js'
+import { type RedirectSettings, redirectSettingsColumns, toRedirectSettings } from './redirect-settings.js'
 
 /** A code as stored, before URLs are added for the response. */
-export interface QrCodeRecord {
+export interface QrCodeRecord extends RedirectSettings {
   id: string
   accountId: string
   name: string
@@ -50,6 +51,7 @@ export function toQrCodeRecord(row: Selectable<QrCodesTable>): QrCodeRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
+    ...toRedirectSettings(row),
   }
 }
 
@@ -74,6 +76,7 @@ export async function insertQrCodes(db: Db, records: QrCodeRecord[]): Promise<vo
         created_at: r.createdAt,
         updated_at: r.updatedAt,
         deleted_at: r.deletedAt,
+        ...redirectSettingsColumns(r),
       })),
     )
     .execute()
@@ -158,7 +161,7 @@ export async function listQrCodes(
   return { records: rows.map(toQrCodeRecord), total: Number(count.n) }
 }
 
-export interface QrCodeChanges {
+export interface QrCodeChanges extends Partial<RedirectSettings> {
   name?: string
   content?: string
   targetUrl?: string | null
@@ -183,6 +186,7 @@ export async function updateQrCode(
       ...(changes.isActive !== undefined && { is_active: changes.isActive ? 1 : 0 }),
       ...(changes.style !== undefined && { style: changes.style ? JSON.stringify(changes.style) : null }),
       ...(changes.externalId !== undefined && { external_id: changes.externalId }),
+      ...redirectSettingsColumns(changes),
       updated_at: changes.updatedAt,
     })
     .where('account_id', '=', accountId)
