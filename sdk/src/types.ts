@@ -52,3 +52,10 @@ export type RotateApiKeyParams = Request<Routes['apiKeys']['rotate']>['body']
 
 /** The answer of every delete and revoke: `{ success }`. */
 export type DeleteResult = Ok<Routes['qrCodes']['delete'], 200>
+
+/** One redirect rule of a dynamic code: `{ targetUrl, conditions }`; the first that holds wins. */
+export type RedirectRule = NonNullable<QrCode['rules']>[number]
+/** One condition of a redirect rule, by `type`: device, os, country, language, schedule, after, before, query. */
+export type RuleCondition = RedirectRule['conditions'][number]
+/** `utm_*` parameters added to a code's own destinations. */
+export type Utm = NonNullable<QrCode['utm']>
