@@ -208,6 +208,12 @@ describe.each(dialects())('redirect rule fields on %s', (dialect) => {
       ['a short password', { password: 'abc' }, 'password'],
       ['a long password', { password: 'x'.repeat(129) }, 'password'],
       ['expiresAt not RFC 3339', { expiresAt: 'tomorrow' }, 'expiresAt'],
+      ['expiresAt before 1970 in UTC', { expiresAt: '0000-01-01T00:00:00+14:00' }, 'expiresAt'],
+      [
+        'a rule date past 9999 in UTC',
+        rule({ type: 'before', value: '9999-12-31T23:59:59-14:00' }),
+        'rules.2.conditions.0.value',
+      ],
       ['a relative expiredUrl', { expiredUrl: '/over' }, 'expiredUrl'],
       ['an unknown utm key', { utm: { sauce: 'x' } }, 'utm'],
       ['an empty utm value', { utm: { source: '' } }, 'utm.source'],

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto'
 import type { CreateQrCodeInput, QrCode } from '@qrctl/contract'
 import { ManualClock } from '@qrctl/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Api, api, createCode, dynamicCode, T0, UNLIMITED } from '../api/helpers.js'
+import { type Api, api, createCode, dumpDatabase, dynamicCode, T0, UNLIMITED } from '../api/helpers.js'
 import { AGENTS, analytics, counts, totalScans } from '../redirects/scan-helpers.js'
 import { captureLogger } from '../support/capture-logger.js'
 import { dialects, startServer, type TestServer } from '../support/server.js'
@@ -154,6 +155,21 @@ describe.each(dialects())('password-protected codes on %s', (dialect) => {
   })
 
   describe('security', () => {
+    it('keeps no fast hash of the password: an Idempotency-Key request hash leaves it out', async () => {
+      const body = { ...dynamicCode({ content: TARGET, targetUrl: TARGET }), password: PASSWORD }
+      const headers = { 'idempotency-key': `pw-${dialect}` }
+      const first = await client.post('/qr-codes', body, { headers })
+      expect(first.status, first.text).toBe(201)
+      const rawHash = createHash('sha256')
+        .update(`POST /api/v1/qr-codes\n${JSON.stringify(body)}`)
+        .digest('hex')
+      expect(await dumpDatabase(server)).not.toContain(rawHash)
+      // The same request again is a replay, as it was before passwords existed.
+      const again = await client.post('/qr-codes', body, { headers })
+      expect(again.headers.get('idempotent-replayed')).toBe('true')
+      expect(again.body.data.id).toBe(first.body.data.id)
+    })
+
     it('never answers or logs the password or its hash', async () => {
       const code = await create()
       await post(code, { password: PASSWORD })

@@ -45,9 +45,14 @@ const values = <T extends z.ZodTypeAny>(item: T, max: number) =>
     .max(max, `At most ${max} values`)
     .describe('The condition holds when any value matches')
 
+const YEAR_10000 = Date.UTC(10_000, 0, 1)
 const Rfc3339 = z
   .string()
   .datetime({ offset: true, message: 'Must be an RFC 3339 date-time, e.g. 2026-12-24T18:00:00+01:00' })
+  .refine((value) => {
+    const time = Date.parse(value)
+    return Number.isNaN(time) || (time >= 0 && time < YEAR_10000)
+  }, 'Must be between 1970 and 9999 (UTC)')
 
 const HHMM = /^(?:[01]\d|2[0-3]):[0-5]\d$/
 
