@@ -195,6 +195,71 @@ describe.each(dialects())('the decisions at GET /r/{code} on %s', (dialect) => {
     })
   })
 
+  describe('security', () => {
+    it('answers hostile queries, headers and forms without a 500', async () => {
+      const code = await create({
+        forwardQuery: true,
+        utm: { source: 'x' },
+        rules: [
+          {
+            targetUrl: 'https://example.com/a',
+            conditions: [
+              { type: 'language', values: ['de'] },
+              { type: 'country', values: ['DE'] },
+            ],
+          },
+          { targetUrl: 'https://example.com/b', conditions: [{ type: 'query', key: '\u00fc', value: '%' }] },
+          {
+            targetUrl: 'https://example.com/c',
+            conditions: [
+              { type: 'schedule', timezone: 'Asia/Kathmandu', days: ['sun'], from: '23:45', to: '00:15' },
+            ],
+          },
+        ],
+      })
+      const locked = await create({ password: 'secret', forwardQuery: true })
+      const queries = [
+        '?%E0%A4%A',
+        '?a=%FF%FE',
+        '?=&&=&a',
+        `?${'x'.repeat(8000)}=1`,
+        '?a=1#frag',
+        '?%00=%00',
+        '?a=%F0%9F%98%80&a=2',
+      ]
+      const headers = [
+        { 'accept-language': ';q=abc, *;q=NaN, de;q=-1, ,,,' },
+        { 'accept-language': 'x'.repeat(8000) },
+        { 'x-forwarded-for': 'not an address, ::ffff:999.1.1.1' },
+        { 'user-agent': '\t' },
+        { referer: 'javascript:alert(1)' },
+      ]
+      for (const query of queries)
+        for (const extra of headers) {
+          const res = await go(code, { query, headers: extra })
+          expect(res.status, `${query} ${JSON.stringify(extra).slice(0, 80)}`).toBe(302)
+          expect(res.location).toMatch(/^https:\/\/example\.com\/[^\s]*$/)
+          const page = await go(locked, { query, headers: extra })
+          expect(page.status).toBe(200)
+        }
+      const forms = [
+        Buffer.from([0xff, 0xfe, 0x3d, 0x00, 0x26]),
+        'password=%FF%FE&password=secret',
+        'password=secret&referrer=%E0%A4%A',
+        `referrer=${'r'.repeat(7000)}`,
+      ]
+      for (const body of forms) {
+        const res = await fetch(`${server.baseUrl}/r/${locked.shortCode}?%E0%A4%A`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body,
+        })
+        expect([302, 401]).toContain(res.status)
+      }
+    })
+  })
+
   describe('UTM and query pass-through', () => {
     it('adds utm_* and the scan’s query, percent-encoded; the destination’s own parameters win', async () => {
       const code = await create({
