@@ -227,7 +227,7 @@ describe.each(dialects())('the decisions at GET /r/{code} on %s', (dialect) => {
         '?%00=%00',
         '?a=%F0%9F%98%80&a=2',
       ]
-      const headers = [
+      const headers: Record<string, string>[] = [
         { 'accept-language': ';q=abc, *;q=NaN, de;q=-1, ,,,' },
         { 'accept-language': 'x'.repeat(8000) },
         { 'x-forwarded-for': 'not an address, ::ffff:999.1.1.1' },
