@@ -77,6 +77,13 @@ describe('qrctl create and update with redirect flags', () => {
     expect(await where(code, AGENTS.iphone.ua, '?t=1')).toBe(
       'https://apps.apple.com/app/id1?utm_source=cli&t=1',
     )
+    const shown = await runCli(['get', code.id], { env, tty: 'stdout' })
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(plain(shown.stdout)).toMatch(
+      /Redirects\s+2 rules, at most 5 scans → example\.com\/over, utm source=cli, forwards the query/,
+    )
+    const piped = await runCli(['get', code.id], { env })
+    expect(piped.stdout).not.toContain('Redirects')
   })
 
   it('reads --rules from a file, parses schedule and query conditions, and takes dates and a password', async () => {
