@@ -25,6 +25,7 @@ import {
   QrCodeList,
   UpdateQrCode,
 } from './schemas/qr-codes.js'
+import { RedirectRule } from './schemas/redirect-rules.js'
 import {
   CreateShowcase,
   CtaButton,
@@ -231,6 +232,7 @@ const NAMED_SCHEMAS: [name: string, schema: z.ZodTypeAny, direction: Direction][
   ['QrCodeResponse', data(QrCode), 'response'],
   ['QrCode', QrCode, 'response'],
   ['QrCodeAssets', Assets, 'response'],
+  ['RedirectRule', RedirectRule, 'response'],
   ['BatchResultResponse', data(BatchResult), 'response'],
   ['BatchResult', BatchResult, 'response'],
   ['AnalyticsResponse', data(Analytics), 'response'],
