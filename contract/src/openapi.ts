@@ -26,6 +26,7 @@ import {
   QrCodeList,
   UpdateQrCode,
 } from './schemas/qr-codes.js'
+import { RedirectRule } from './schemas/redirect-rules.js'
 import {
   CreateShowcase,
   CtaButton,
@@ -63,6 +64,19 @@ const qrCodeExample = {
   totalScans: 1284,
   externalId: 'menu-spring',
   tags: ['menu', 'spring'],
+  rules: [
+    {
+      targetUrl: 'https://example.com/menu/dinner',
+      conditions: [{ type: 'schedule', timezone: 'Europe/Berlin', from: '17:00', to: '23:00' }],
+    },
+  ],
+  expiresAt: null,
+  expiredUrl: null,
+  maxScans: null,
+  afterLimitUrl: null,
+  hasPassword: false,
+  utm: { source: 'table-card', medium: 'print' },
+  forwardQuery: false,
   createdAt: NOW,
   updatedAt: NOW,
   assets: {
@@ -230,6 +244,7 @@ const NAMED_SCHEMAS: [name: string, schema: z.ZodTypeAny, direction: Direction][
   ['QrCodeResponse', data(QrCode), 'response'],
   ['QrCode', QrCode, 'response'],
   ['QrCodeAssets', Assets, 'response'],
+  ['RedirectRule', RedirectRule, 'response'],
   ['BatchResultResponse', data(BatchResult), 'response'],
   ['BatchResult', BatchResult, 'response'],
   ['AnalyticsResponse', data(Analytics), 'response'],

@@ -82,3 +82,9 @@ export type WebhookDelivery = Ok<Routes['webhooks']['deliveries'], 200>['data'][
 export type WebhookDeliveryPage = Ok<Routes['webhooks']['deliveries'], 200>
 /** Paging of `webhooks.deliveries`: `limit`, `offset`. */
 export type ListDeliveriesParams = NonNullable<Request<Routes['webhooks']['deliveries']>['query']>
+/** One redirect rule of a dynamic code: `{ targetUrl, conditions }`; the first that holds wins. */
+export type RedirectRule = NonNullable<QrCode['rules']>[number]
+/** One condition of a redirect rule, by `type`: device, os, country, language, schedule, after, before, query. */
+export type RuleCondition = RedirectRule['conditions'][number]
+/** `utm_*` parameters added to a code's own destinations. */
+export type Utm = NonNullable<QrCode['utm']>

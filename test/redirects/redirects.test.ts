@@ -214,10 +214,12 @@ describe.each(dialects())('GET /r/{shortCode} on %s', (dialect) => {
       expect(await totalScans(client, id)).toBe(0)
     })
 
-    it('leaves other methods to the API 404', async () => {
+    it('leaves other methods to the API 404 (POST is the password form, DESIGN §14)', async () => {
       const code = await createDynamic(client)
-      const res = await fetch(`${server.baseUrl}/r/${code.shortCode}`, { method: 'POST' })
-      expect(res.status).toBe(404)
+      for (const method of ['PUT', 'DELETE', 'PATCH']) {
+        const res = await fetch(`${server.baseUrl}/r/${code.shortCode}`, { method })
+        expect(res.status).toBe(404)
+      }
     })
   })
 })

@@ -2,7 +2,7 @@ import type { QrCode, Webhook, WebhookDelivery, WebhookWithSecret } from '@qrctl
 import { runHousekeeping } from '@qrctl/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Api, api, createCode, dynamicCode, expectError, MISSING_ID, textCode } from '../api/helpers.js'
-import { AGENTS, PLACES } from '../redirects/scan-helpers.js'
+import { AGENTS, PLACES, scanOk } from '../redirects/scan-helpers.js'
 import { dialects, startServer, type TestServer } from '../support/server.js'
 import { type Receiver, startReceiver, verifyWithReference } from './receiver.js'
 
@@ -231,6 +231,27 @@ describe.each(dialects())('webhooks on %s', (dialect) => {
       )
       const update = events(webhook.secret, receiver).find((e) => e.type === 'qr_code.updated')
       expect(update?.data.tags).toEqual(['spring'])
+    })
+
+    it('sends qr_code.scan_limit_reached once, when the maxScans-th scan is sent on', async () => {
+      const { client, receiver, webhook } = await setup({ events: ['qr_code.scan_limit_reached'] })
+      const code = await createCode(
+        client,
+        dynamicCode({ maxScans: 2, afterLimitUrl: 'https://example.com/all-gone' }),
+      )
+      const first = await scanOk(server, code.shortCode as string)
+      expect(first.headers.get('location')).not.toBe('https://example.com/all-gone')
+      await scanOk(server, code.shortCode as string)
+      const third = await scanOk(server, code.shortCode as string)
+      expect(third.headers.get('location')).toBe('https://example.com/all-gone')
+      await receiver.waitFor(1)
+      await new Promise((r) => setTimeout(r, 1200))
+      const got = events(webhook.secret, receiver)
+      expect(got).toHaveLength(1)
+      expect(got[0]).toMatchObject({
+        type: 'qr_code.scan_limit_reached',
+        data: { id: code.id, maxScans: 2, afterLimitUrl: 'https://example.com/all-gone' },
+      })
     })
 
     it('test sends webhook.test whatever the filters, and the log shows it', async () => {

@@ -14,6 +14,25 @@ function styleSummary(code: QrCode): string {
   return parts.filter(Boolean).join(', ') || 'default'
 }
 
+/** DESIGN §14 in one line: `2 rules, expires 2026-12-31T22:59:59.000Z, 12/500 scans … , password`. */
+function redirectSummary(c: QrCode): string {
+  const parts = [
+    c.rules ? `${c.rules.length} rule${c.rules.length === 1 ? '' : 's'}` : undefined,
+    c.expiresAt ? `expires ${c.expiresAt}${c.expiredUrl ? ` → ${bareUrl(c.expiredUrl)}` : ''}` : undefined,
+    c.maxScans === null
+      ? undefined
+      : `at most ${c.maxScans} scans${c.afterLimitUrl ? ` → ${bareUrl(c.afterLimitUrl)}` : ''}`,
+    c.hasPassword ? 'password' : undefined,
+    c.utm
+      ? `utm ${Object.entries(c.utm)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}`
+      : undefined,
+    c.forwardQuery ? 'forwards the query' : undefined,
+  ]
+  return parts.filter(Boolean).join(', ') || '-'
+}
+
 /** A URL as people read it in a table: `https://` is implied, `http://` is kept. */
 function bareUrl(url: string): string {
   return url.replace(/^https:\/\//i, '')
@@ -100,6 +119,7 @@ export const QR_CODE_FIELDS: Column<QrCode>[] = [
   { header: 'External ID', value: (c) => c.externalId ?? '-' },
   { header: 'Tags', value: (c) => (c.tags.length > 0 ? c.tags.join(', ') : '-') },
   { header: 'Style', value: styleSummary },
+  { header: 'Redirects', value: redirectSummary },
   { header: 'Created', value: (c) => c.createdAt },
   { header: 'Updated', value: (c) => c.updatedAt },
   { header: 'Image', value: (c) => c.assets.png },

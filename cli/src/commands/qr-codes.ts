@@ -20,6 +20,12 @@ import {
 } from '../options.js'
 import { printList, printRecord } from '../output.js'
 import { confirm, valueOrStdin } from '../prompt.js'
+import {
+  addRedirectOptions,
+  REDIRECT_FLAG_NAMES,
+  type RedirectFlags,
+  redirectParams,
+} from '../redirect-options.js'
 import type { Session } from '../session.js'
 import { registerAnalyticsCommand } from './analytics.js'
 import {
@@ -30,7 +36,7 @@ import {
   QR_CODE_TABLE,
 } from './qr-code-views.js'
 
-interface CreateFlags extends StyleFlags {
+interface CreateFlags extends StyleFlags, RedirectFlags {
   name: string
   contentType: ContentTypeChoice
   content: string
@@ -39,7 +45,7 @@ interface CreateFlags extends StyleFlags {
   externalId?: string
 }
 
-interface UpdateFlags extends StyleFlags {
+interface UpdateFlags extends StyleFlags, RedirectFlags {
   name?: string
   content?: string
   targetUrl?: string
@@ -62,6 +68,7 @@ const CODE_FLAGS = {
   'style.backgroundColor': '--bg',
   'style.errorCorrectionLevel': '--ec',
   'style.margin': '--margin',
+  ...REDIRECT_FLAG_NAMES,
 }
 
 function showCode(session: Session, code: QrCode): void {
@@ -85,23 +92,30 @@ function registerCreate(program: Command, session: Session): void {
     .option('--target-url <url>', 'redirect destination of a dynamic code (default: the content, for urls)')
     .option('--external-id <id>', 'your own key for the code, unique among your codes (1–255 characters)')
   addStyleOptions(command)
+  addRedirectOptions(command, false)
   withExamples(command, [
     'qrctl create --name Menu --content https://example.com/menu --type dynamic',
     'qrctl create --name Wifi -t wifi --content "WIFI:T:WPA;S:Cafe;P:espresso42;;" --ec H',
     'qrctl create --name Card -t vcard --content - < card.vcf',
     'qrctl create --name Promo --content https://example.com --fg "#1A1A2E" --margin 2 --json',
+    'qrctl create --name App --content https://example.com/app --rule "os=ios -> https://apps.apple.com/app/id1" --rule "os=android -> https://play.google.com/store/apps/details?id=x"',
+    'qrctl create --name Giveaway --content https://example.com/win --max-scans 500 --after-limit-url https://example.com/all-gone',
   ])
   command.action(async (flags: CreateFlags) => {
     session.flagNames = CODE_FLAGS
     const style = styleFromFlags(flags)
+    const redirect = await redirectParams(session, flags)
+    // Only dynamic codes redirect: a redirect flag without --type means a dynamic code.
+    const type = flags.type ?? (Object.keys(redirect).length > 0 ? 'dynamic' : undefined)
     const params: CreateQrCodeParams = {
       name: flags.name,
       contentType: flags.contentType,
       content: await valueOrStdin(session.ui, flags.content),
-      ...(flags.type ? { type: flags.type } : {}),
+      ...(type ? { type } : {}),
       ...(flags.targetUrl ? { targetUrl: flags.targetUrl } : {}),
       ...(flags.externalId === undefined ? {} : { externalId: flags.externalId }),
       ...(style ? { style } : {}),
+      ...redirect,
     }
     const code = await session.call((client) => client.qrCodes.create(params), 'Creating…')
     showCode(session, code)
@@ -250,6 +264,7 @@ async function updateParams(session: Session, id: string, flags: UpdateFlags): P
       : { externalId: flags.externalId === false ? null : flags.externalId }),
     ...(flags.active ? { isActive: true } : {}),
     ...(flags.inactive ? { isActive: false } : {}),
+    ...(await redirectParams(session, flags, () => session.call((client) => client.qrCodes.get(id)))),
   }
   const style = styleFromFlags(flags)
   if (style) {
@@ -259,7 +274,7 @@ async function updateParams(session: Session, id: string, flags: UpdateFlags): P
   if (Object.keys(params).length === 0)
     throw usageError(
       'Nothing to update',
-      'Pass at least one of --name, --content, --target-url, --external-id, --active, --inactive, --fg, --bg, --ec, --margin.',
+      'Pass at least one of --name, --content, --target-url, --external-id, --active, --inactive, --fg, --bg, --ec, --margin, or a redirect flag (--rule, --max-scans, --password …).',
     )
   return params
 }
@@ -278,10 +293,13 @@ function registerUpdate(program: Command, session: Session): void {
     .option('--active', 'resume a paused dynamic code')
     .option('--inactive', 'pause a dynamic code: its short link answers 410')
   addStyleOptions(command)
+  addRedirectOptions(command, true)
   withExamples(command, [
     'qrctl update 6f1c… --target-url https://example.com/summer',
     'qrctl update 6f1c… --inactive',
     'qrctl update 6f1c… --fg "#003366" --ec Q',
+    'qrctl update 6f1c… --expires-at 2026-12-31T23:59:59+01:00 --expired-url https://example.com/over',
+    'qrctl update 6f1c… --no-max-scans --no-password',
   ])
   command.action(async (ref: string, flags: UpdateFlags) => {
     session.flagNames = CODE_FLAGS

@@ -3,6 +3,7 @@ import { contrastRatio, relativeLuminance } from '../payload/contrast.js'
 import { CONTENT_TYPES, encodePayload } from '../payload/encoders.js'
 import { HexColor, httpUrl, pageQuery, QueryBoolean, strictObject } from './common.js'
 import { TAG_LIMIT, Tag, Tags } from './tags.js'
+import { redirectFieldsOnStatic, redirectFieldsOut, redirectFieldsShape } from './redirect-rules.js'
 
 export const QrType = z
   .enum(['static', 'dynamic'])
@@ -112,6 +113,7 @@ const createShape = {
   style: Style.nullable().optional(),
   externalId: ExternalId.optional(),
   tags: Tags.optional(),
+  ...redirectFieldsShape,
 }
 
 /** A new QR code. */
@@ -130,6 +132,9 @@ export const CreateQrCode = strictObject(createShape, {
       message: 'A static code encodes its content and cannot have a targetUrl; use type "dynamic"',
     })
   }
+  if (type === 'static')
+    for (const issue of redirectFieldsOnStatic(input))
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [issue.path], message: issue.message })
   if (type === 'dynamic' && !resolveTargetUrl(input)) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
@@ -152,6 +157,7 @@ export const UpdateQrCode = strictObject(
     style: Style.nullable().optional(),
     externalId: ExternalId.nullable().optional().describe('Sets your key for the code; null clears it'),
     tags: Tags.optional().describe('Replaces the code’s tags; [] removes them all'),
+    ...redirectFieldsShape,
   },
   {
     type: "Unknown field 'type': a code's type cannot change after creation; create a new code instead",
@@ -183,6 +189,7 @@ export const QrCode = z
     totalScans: z.number().int(),
     externalId: z.string().nullable().describe('Your own key for the code; null when none was given'),
     tags: z.array(z.string()).describe('The code’s tags in code-point order; [] when none'),
+    ...redirectFieldsOut,
     createdAt: z.string().datetime(),
     updatedAt: z.string().datetime(),
     deletedAt: z

@@ -44,6 +44,15 @@ export interface QrCodesTable {
   created_at: string
   updated_at: string
   deleted_at: string | null
+  rules: string | null
+  expires_at: string | null
+  expired_url: string | null
+  max_scans: number | string | null
+  after_limit_url: string | null
+  scans_reserved: Generated<number | string>
+  password_hash: string | null
+  utm: string | null
+  forward_query: Generated<number>
   /** The code's tags, sorted, as JSON text (`[]` when none). */
   tags: Generated<string>
   /** Lower-cased name, content, targetUrl, shortCode and externalId joined by U+001F, for search. */

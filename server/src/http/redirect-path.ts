@@ -4,22 +4,43 @@ import type { Ctx } from '../context.js'
 import { fromDatabaseError } from '../db/errors.js'
 import type { HotLookups } from '../db/hot-lookup.js'
 import { registry } from '../lib/metrics.js'
+import { verifyPassword } from '../modules/redirects/password.js'
+import { PasswordLockout } from '../modules/redirects/password-lockout.js'
 import {
+  badFormPage,
   errorPage,
+  expiredPage,
   gonePage,
+  limitReachedPage,
+  lockedPage,
   notFoundPage,
   PAGE_HEADERS,
+  PASSWORD_PAGE_HEADERS,
+  passwordPage,
   unavailablePage,
 } from '../modules/redirects/redirects.pages.js'
-import { createRedirectLookup, type RedirectTarget } from '../modules/redirects/redirects.repository.js'
-import { parseShortCode, resolveRedirect } from '../modules/redirects/redirects.service.js'
+import {
+  createRedirectLookup,
+  type RedirectTarget,
+  reserveScan,
+} from '../modules/redirects/redirects.repository.js'
+import {
+  afterLimit,
+  type GoneReason,
+  parseShortCode,
+  type Resolution,
+  resolveRedirect,
+} from '../modules/redirects/redirects.service.js'
+import { preferredLanguage, ruleOsOf, type ScanFacts } from '../modules/redirects/scan-facts.js'
+import { scanLimitReached } from '../modules/redirects/scan-limit.js'
+import { type UserAgentDetails, userAgentDetails } from '../modules/scans/scan-details.js'
 import type { ScanRecorder } from '../modules/scans/scan-recorder.js'
 import { clientAddress } from './client-address.js'
 import { beginRequest, finishRequest, type RequestStart } from './request.js'
 
 const outcomes = new Counter({
   name: 'qrctl_redirects_total',
-  help: 'Short-link requests by outcome: counted, not_counted (bot, previewer or HEAD), not_found, gone, unavailable, error',
+  help: 'Short-link requests by outcome: counted, not_counted (bot, previewer or HEAD), not_found, gone, expired, limit, password, wrong_password, locked, bad_form, unavailable, error',
   labelNames: ['outcome'] as const,
   registers: [registry],
 })
@@ -27,115 +48,285 @@ const counted = outcomes.labels('counted')
 const notCounted = outcomes.labels('not_counted')
 
 const ROUTE = '/r/:shortCode'
+/** A password form is one field and a referrer; anything larger is not ours. */
+const MAX_FORM_BYTES = 8 * 1024
 
 export interface FastPath {
   /** Answers the request and says true, or says false and leaves it to the next path. */
   handle(req: IncomingMessage, res: ServerResponse): boolean
 }
 
+/** One short-link request as the decisions see it. */
+interface Scan {
+  req: IncomingMessage
+  res: ServerResponse
+  start: RequestStart
+  shortCode: string
+  /** `?…` of the request URL, or ''. */
+  search: string
+  /** The referrer the scan is recorded with: the header, or the password form's copy of it. */
+  referer: string | undefined
+  facts: ScanFacts
+  agent(): UserAgentDetails
+  address(): string
+}
+
+const GONE_PAGES: Record<GoneReason, () => string> = {
+  inactive: gonePage,
+  expired: expiredPage,
+  limit: limitReachedPage,
+}
+
 /**
- * `GET|HEAD /r/{shortCode}` (DESIGN §7) on the bare node:http request, ahead of Express: the
- * one public path that takes a scanner's whole traffic, where Express's router and middleware
- * would cost about half its throughput. It has no Express route; it runs the same first and
- * last steps as every request (request.ts: id, timer, metric, log line at debug for a
- * redirect), the one client-address rule, and the redirect decision of modules/redirects.
- * Scans are buffered after the answer is sent; no raw IP is logged or kept.
+ * `GET|HEAD|POST /r/{shortCode}` (DESIGN §7, §14) on the bare node:http request, ahead of
+ * Express: the one public path that takes a scanner's whole traffic, where Express's router
+ * and middleware would cost about half its throughput. It runs the same first and last steps
+ * as every request (request.ts: id, timer, metric, log line at debug for a redirect), the one
+ * client-address rule, and the redirect decision of modules/redirects: facts are gathered
+ * once, lazily, and the only write before the answer is the scan-limit reservation. Scans are
+ * buffered after the answer is sent; no raw IP, password or query string is logged or kept.
  */
 export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: HotLookups): FastPath {
   const find = createRedirectLookup(ctx.db, lookups)
   const trustProxyHops = ctx.config.trustProxyHops
+  const lockout = new PasswordLockout()
 
   const sendPage = (
     res: ServerResponse,
     status: number,
     body: string,
     extra: Record<string, string> = {},
+    headers: Record<string, string> = PAGE_HEADERS,
   ) => {
-    res.writeHead(status, { ...PAGE_HEADERS, ...extra, 'Content-Length': Buffer.byteLength(body) })
+    res.writeHead(status, { ...headers, ...extra, 'Content-Length': Buffer.byteLength(body) })
     res.end(body)
   }
 
-  const finish = (req: IncomingMessage, start: RequestStart, status: number, outcome: string) =>
+  const finish = (req: IncomingMessage, start: RequestStart, status: number, outcome: string) => {
+    outcomes.labels(outcome).inc()
     finishRequest(
       ctx,
       start,
       { method: req.method, route: ROUTE, status, outcome },
       status === 302 ? 'debug' : 'info',
     )
+  }
 
-  const answer = (
+  const scanOf = (
     req: IncomingMessage,
     res: ServerResponse,
     start: RequestStart,
-    shortCode: string | undefined,
-    target: RedirectTarget | undefined,
-  ) => {
-    const resolution = resolveRedirect(target)
-    if (resolution.kind === 'not_found') {
-      outcomes.labels('not_found').inc()
-      sendPage(res, 404, notFoundPage(shortCode))
-      return finish(req, start, 404, 'not_found')
+    shortCode: string,
+  ): Scan => {
+    const url = req.url ?? ''
+    const q = url.indexOf('?')
+    const search = q === -1 ? '' : url.slice(q)
+    let agent: UserAgentDetails | undefined
+    let address: string | undefined
+    let country: string | null | undefined
+    let language: string | null | undefined
+    let query: URLSearchParams | undefined
+    const scan: Scan = {
+      req,
+      res,
+      start,
+      shortCode,
+      search,
+      referer: req.headers.referer,
+      agent: () => {
+        agent ??= userAgentDetails(req.headers['user-agent'])
+        return agent
+      },
+      address: () => {
+        address ??= clientAddress(req, trustProxyHops)
+        return address
+      },
+      facts: {
+        now: ctx.clock.now(),
+        device: () => scan.agent().device,
+        os: () => ruleOsOf(scan.agent().os),
+        country: () => {
+          if (country === undefined) country = recorder.place(scan.address()).country
+          return country
+        },
+        language: () => {
+          if (language === undefined) language = preferredLanguage(req.headers['accept-language'])
+          return language
+        },
+        query: () => {
+          query ??= new URLSearchParams(search)
+          return query
+        },
+      },
     }
-    if (resolution.kind === 'gone') {
-      outcomes.labels('gone').inc()
-      sendPage(res, 410, gonePage())
-      return finish(req, start, 410, 'gone')
-    }
+    return scan
+  }
+
+  /** The 302, then the scan (after the answer: DESIGN §7). Bots and HEAD are sent on, not counted. */
+  const redirect = (scan: Scan, qrCodeId: string, location: string) => {
+    const { req, res, start } = scan
     res.writeHead(302, {
-      Location: resolution.location,
+      Location: location,
       'Cache-Control': 'no-store',
       'X-Robots-Tag': 'noindex',
       'Content-Length': '0',
     })
     res.end()
     const isCounted =
-      req.method === 'GET' &&
+      req.method !== 'HEAD' &&
       recorder.record({
-        qrCodeId: resolution.qrCodeId,
-        ip: clientAddress(req, trustProxyHops),
+        qrCodeId,
+        ip: scan.address(),
         userAgent: req.headers['user-agent'],
-        referer: req.headers.referer,
+        referer: scan.referer,
       })
     ;(isCounted ? counted : notCounted).inc()
-    finish(req, start, 302, isCounted ? 'counted' : 'not_counted')
+    finishRequest(
+      ctx,
+      start,
+      { method: req.method, route: ROUTE, status: 302, outcome: isCounted ? 'counted' : 'not_counted' },
+      'debug',
+    )
   }
+
+  const answer = (scan: Scan, resolution: Resolution, target: RedirectTarget | undefined) => {
+    const { req, res, start } = scan
+    switch (resolution.kind) {
+      case 'not_found':
+        sendPage(res, 404, notFoundPage(scan.shortCode))
+        return finish(req, start, 404, 'not_found')
+      case 'gone':
+        sendPage(res, 410, GONE_PAGES[resolution.reason]())
+        return finish(req, start, 410, resolution.reason === 'inactive' ? 'gone' : resolution.reason)
+      case 'password':
+        sendPage(
+          res,
+          200,
+          passwordPage(formAction(scan), scan.referer ?? '', false),
+          {},
+          PASSWORD_PAGE_HEADERS,
+        )
+        return finish(req, start, 200, 'password')
+      case 'redirect': {
+        // Only a scan that counts uses up the limit: bots and HEAD follow the decision for free.
+        const takesScan = resolution.reserve && req.method !== 'HEAD' && !scan.agent().isBot
+        if (!takesScan || !target) return redirect(scan, resolution.qrCodeId, resolution.location)
+        return reserveThenRedirect(scan, target, resolution.location)
+      }
+    }
+  }
+
+  const reserveThenRedirect = (scan: Scan, target: RedirectTarget, location: string) => {
+    reserveScan(ctx.db, target.qrCodeId)
+      .then((taken) => {
+        if (!taken) return answer(scan, afterLimit(target), undefined)
+        redirect(scan, target.qrCodeId, location)
+        if (taken.reserved === taken.maxScans)
+          scanLimitReached(ctx, target.qrCodeId, taken.maxScans).catch((error: unknown) =>
+            ctx.logger.error({ err: error, qrCodeId: target.qrCodeId }, 'scan limit hook failed'),
+          )
+      })
+      .catch((error: unknown) => fail(scan.req, scan.res, scan.start, error))
+  }
+
+  const formAction = (scan: Scan) => `/r/${scan.shortCode}${scan.search}`
 
   const fail = (req: IncomingMessage, res: ServerResponse, start: RequestStart, error: unknown) => {
     // The database is down or locked: a 503 page the scanner can retry, not an error of ours.
     const unavailable = fromDatabaseError(error)
     if (unavailable) {
-      outcomes.labels('unavailable').inc()
       ctx.logger.warn({ err: error, requestId: start.id }, 'redirect lookup: database unavailable')
       if (!res.headersSent)
         sendPage(res, 503, unavailablePage(), { 'Retry-After': String(unavailable.details.retryAfter) })
       else res.end()
       return finish(req, start, 503, 'unavailable')
     }
-    outcomes.labels('error').inc()
     ctx.logger.error({ err: error, requestId: start.id }, 'redirect lookup failed')
     if (!res.headersSent) sendPage(res, 500, errorPage())
     else res.end()
     finish(req, start, 500, 'error')
   }
 
+  const lookup = (shortCode: string): Promise<RedirectTarget | undefined> | RedirectTarget | undefined => {
+    lookups.refresh()
+    return find(shortCode)
+  }
+
+  /** DESIGN §14's password form: the lockout, the slow check, then the same decisions as a GET. */
+  const checkPassword = async (scan: Scan, form: URLSearchParams) => {
+    const { req, res, start } = scan
+    const target = await lookup(scan.shortCode)
+    const first = resolveRedirect(target, scan.facts)
+    if (first.kind !== 'password' || !target?.passwordHash) return answer(scan, first, target)
+    const key = lockout.key(target.qrCodeId, scan.address())
+    const retryAfter = lockout.begin(key, ctx.clock.now().getTime())
+    if (retryAfter > 0) {
+      sendPage(res, 429, lockedPage(retryAfter), { 'Retry-After': String(retryAfter) })
+      return finish(req, start, 429, 'locked')
+    }
+    let right = false
+    try {
+      right = await verifyPassword(form.get('password') ?? '', target.passwordHash)
+    } finally {
+      lockout.settle(key, right, ctx.clock.now().getTime())
+    }
+    if (!right) {
+      sendPage(res, 401, passwordPage(formAction(scan), scan.referer ?? '', true), {}, PASSWORD_PAGE_HEADERS)
+      return finish(req, start, 401, 'wrong_password')
+    }
+    answer(scan, resolveRedirect(target, scan.facts, true), target)
+  }
+
+  const handlePost = (scan: Scan) => {
+    const { req, res, start } = scan
+    const type = req.headers['content-type'] ?? ''
+    const chunks: Buffer[] = []
+    let size = 0
+    let refused = !type.toLowerCase().startsWith('application/x-www-form-urlencoded')
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_FORM_BYTES) refused = true
+      else if (!refused) chunks.push(chunk)
+    })
+    req.on('error', (error) => fail(req, res, start, error))
+    req.on('end', () => {
+      if (refused) {
+        sendPage(res, 400, badFormPage())
+        return finish(req, start, 400, 'bad_form')
+      }
+      const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'))
+      // The scan keeps the referrer of the GET that showed the form (DESIGN §14).
+      scan.referer = form.get('referrer') || undefined
+      checkPassword(scan, form).catch((error: unknown) => fail(req, res, start, error))
+    })
+  }
+
   return {
     handle(req, res) {
       const url = req.url
-      if (!url?.startsWith('/r/') || (req.method !== 'GET' && req.method !== 'HEAD')) return false
+      const method = req.method
+      if (!url?.startsWith('/r/') || (method !== 'GET' && method !== 'HEAD' && method !== 'POST'))
+        return false
       const start = beginRequest(req, res)
       const shortCode = parseShortCode(url)
       if (!shortCode) {
-        answer(req, res, start, undefined, undefined)
+        req.resume()
+        sendPage(res, 404, notFoundPage(undefined))
+        finish(req, start, 404, 'not_found')
+        return true
+      }
+      const scan = scanOf(req, res, start, shortCode)
+      if (method === 'POST') {
+        handlePost(scan)
         return true
       }
       try {
-        lookups.refresh()
-        const found = find(shortCode)
+        const found = lookup(shortCode)
         if (found instanceof Promise)
           found
-            .then((target) => answer(req, res, start, shortCode, target))
+            .then((target) => answer(scan, resolveRedirect(target, scan.facts), target))
             .catch((error: unknown) => fail(req, res, start, error))
-        else answer(req, res, start, shortCode, found)
+        else answer(scan, resolveRedirect(found, scan.facts), found)
       } catch (error) {
         fail(req, res, start, error)
       }

@@ -45,6 +45,15 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
  * still pending after `config.idempotencyPendingMs` was cut off (its process died before
  * committing anything) and the key is free again.
  */
+/**
+ * A code's `password` (DESIGN §14) is kept only as a slow salted hash: a fast SHA-256 over a
+ * body holding it would let anyone with the database guess it offline, so the request hash
+ * leaves it out. A retry with the same key and another password replays the first answer.
+ */
+function withoutPasswords(key: string, value: unknown): unknown {
+  return key === 'password' && typeof value === 'string' ? '[password]' : value
+}
+
 export function idempotency(ctx: Ctx): RequestHandler {
   return async (req, res, next) => {
     const key = req.get('idempotency-key')
@@ -53,7 +62,9 @@ export function idempotency(ctx: Ctx): RequestHandler {
       return next(invalidField('Idempotency-Key', 'Idempotency-Key must be 1–255 characters'))
     }
     const accountId = req.auth.accountId
-    const requestHash = sha256Hex(`${req.method} ${req.originalUrl}\n${JSON.stringify(req.body ?? null)}`)
+    const requestHash = sha256Hex(
+      `${req.method} ${req.originalUrl}\n${JSON.stringify(req.body ?? null, withoutPasswords)}`,
+    )
     const now = ctx.clock.now()
     const stored = await repo.findStoredRequest(ctx.db, accountId, key)
     const age = stored ? now.getTime() - Date.parse(stored.createdAt) : 0

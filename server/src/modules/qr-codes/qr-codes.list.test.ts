@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../db/database.js'
 import { insertQrCodes, listQrCodes, type QrCodeRecord } from './qr-codes.repository.js'
+import { NO_REDIRECT_SETTINGS } from './redirect-settings.js'
 
 /**
  * The SQLite list takes one of two plans by the number of matches (listQrCodes: start from the
@@ -21,6 +22,7 @@ describe('listQrCodes on SQLite, with few and with many matches', () => {
     for (let i = 0; i < 6000; i++) {
       const at = new Date(Date.parse(now) + (i % 1000) * 1000).toISOString()
       codes.push({
+        ...NO_REDIRECT_SETTINGS,
         id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
         accountId: 'acc',
         name: `Code ${i % 97} menu`,

@@ -4,9 +4,10 @@ import type { Db, Dialect } from '../../db/database.js'
 import type { Database, QrCodesTable } from '../../db/schema.js'
 import { replaceTagRows } from './qr-code-tags.repository.js'
 import { containsPattern, foldCase, nameKey, SORT_COLUMNS, searchText } from './qr-codes.search.js'
+import { type RedirectSettings, redirectSettingsColumns, toRedirectSettings } from './redirect-settings.js'
 
 /** A code as stored, before URLs are added for the response. */
-export interface QrCodeRecord {
+export interface QrCodeRecord extends RedirectSettings {
   id: string
   accountId: string
   name: string
@@ -55,6 +56,7 @@ export function toQrCodeRecord(row: Selectable<QrCodesTable>): QrCodeRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
+    ...toRedirectSettings(row),
   }
 }
 
@@ -82,6 +84,7 @@ export async function insertQrCodes(db: Db, records: QrCodeRecord[]): Promise<vo
         tags: JSON.stringify(r.tags),
         search_text: searchText(r),
         name_key: nameKey(r.name),
+        ...redirectSettingsColumns(r),
       })),
     )
     .execute()
@@ -107,6 +110,12 @@ export async function findQrCode(db: Db, accountId: string, id: string): Promise
  * `findQrCode` inside a transaction that will write the code: PostgreSQL locks the row until
  * the transaction ends. SQLite needs no lock: a transaction holds its only writing connection.
  */
+/** A code by id alone, deleted or not (the account comes with it). */
+export async function findQrCodeById(db: Db, id: string): Promise<QrCodeRecord | undefined> {
+  const row = await db.selectFrom('qr_codes').selectAll().where('id', '=', id).executeTakeFirst()
+  return row && toQrCodeRecord(row)
+}
+
 export async function findQrCodeForUpdate(
   trx: Db,
   dialect: Dialect,
@@ -238,7 +247,7 @@ function orderList<O>(
   return query.orderBy(column, direction).orderBy('id', ties)
 }
 
-export interface QrCodeChanges {
+export interface QrCodeChanges extends Partial<RedirectSettings> {
   name?: string
   content?: string
   targetUrl?: string | null
@@ -269,6 +278,7 @@ export async function updateQrCode(
       ...(changes.externalId !== undefined && { external_id: changes.externalId }),
       ...(changes.tags !== undefined && { tags: JSON.stringify(changes.tags) }),
       ...(searched && { search_text: searchText(next) }),
+      ...redirectSettingsColumns(changes),
       updated_at: changes.updatedAt,
     })
     .where('account_id', '=', next.accountId)

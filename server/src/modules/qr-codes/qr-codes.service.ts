@@ -21,9 +21,17 @@ import { isUniqueViolation } from '../../db/errors.js'
 import { type BeforeCommit, noBeforeCommit } from '../../db/unit-of-work.js'
 import { conflict, invalidField, notFound, validation } from '../../errors.js'
 import { addDays } from '../../lib/clock.js'
+import { hashPassword } from '../redirects/password.js'
 import { appendEvents } from '../webhooks/webhook-outbox.js'
-import type { QrCodeRecord } from './qr-codes.repository.js'
+import type { QrCodeChanges, QrCodeRecord } from './qr-codes.repository.js'
 import * as repo from './qr-codes.repository.js'
+import {
+  NO_REDIRECT_SETTINGS,
+  patchSettings,
+  redirectFieldsOf,
+  requestedSettings,
+  splitRedirectPatch,
+} from './redirect-settings.js'
 
 /** Deleted codes can be restored for this long, then the hourly purge removes them (spec §3). */
 export const RESTORE_WINDOW_DAYS = 30
@@ -59,6 +67,7 @@ export function toQrCode(ctx: Ctx, record: QrCodeRecord): QrCode {
     totalScans: record.totalScans,
     externalId: record.externalId,
     tags: record.tags,
+    ...redirectFieldsOf(record),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     // Only deleted codes (listed with `deleted=true`) carry these: live ones leave them out.
@@ -118,6 +127,7 @@ function newRecord(
   input: CreateQrCode,
   type: QrType,
   now: string,
+  passwordHash: string | null = null,
 ): QrCodeRecord {
   return {
     id: ctx.ids.uuid(),
@@ -136,6 +146,8 @@ function newRecord(
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
+    ...NO_REDIRECT_SETTINGS,
+    ...requestedSettings(input, passwordHash),
   }
 }
 
@@ -229,7 +241,16 @@ export async function createQrCode(
 ): Promise<QrCode> {
   const checked = checkCreatable(input, { shortLink: shortLinkPlaceholder(ctx) })
   if (!checked.ok) throw toValidationError(checked.issues)
-  const record = newRecord(ctx, accountId, checked.input, checked.type, ctx.clock.now().toISOString())
+  const { password } = checked.input
+  const passwordHash = password ? await hashPassword(password) : null
+  const record = newRecord(
+    ctx,
+    accountId,
+    checked.input,
+    checked.type,
+    ctx.clock.now().toISOString(),
+    passwordHash,
+  )
   const created = (refused: Map<QrCodeRecord, string>) => {
     const holder = refused.get(record)
     // Nothing was inserted; throwing rolls the (empty) transaction back before any answer is stored.
@@ -257,6 +278,7 @@ export async function batchCreate(
   const errors: { index: number; text: string }[] = []
   const records: QrCodeRecord[] = []
   const indexOf = new Map<QrCodeRecord, number>()
+  const passwords = new Map<QrCodeRecord, string>()
   codes.forEach((item, index) => {
     const checked = checkCreatable(item, { shortLink })
     if (!checked.ok) {
@@ -270,6 +292,7 @@ export async function batchCreate(
     const record = newRecord(ctx, accountId, checked.input, checked.type, now)
     records.push(record)
     indexOf.set(record, index)
+    if (checked.input.password) passwords.set(record, checked.input.password)
   })
   const answer = (refused: Map<QrCodeRecord, string>): BatchResult => {
     const all = [...errors]
@@ -290,6 +313,7 @@ export async function batchCreate(
     }
   }
   if (dryRun) return answer(await refusedByExternalId(ctx.db, accountId, records))
+  for (const [record, password] of passwords) record.passwordHash = await hashPassword(password)
   return insertNew(ctx, accountId, records, answer, beforeCommit)
 }
 
@@ -304,11 +328,13 @@ export async function updateQrCode(
   id: string,
   patch: UpdateQrCode,
 ): Promise<QrCode> {
+  // Hashed before the transaction: scrypt is slow on purpose and must not hold a connection.
+  const passwordHash = patch.password ? await hashPassword(patch.password) : patch.password
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       const current = await repo.findQrCodeForUpdate(trx, ctx.dialect, accountId, id)
       if (!current) throw notFound('QR code', id)
-      const next = applyPatch(ctx, current, patch)
+      const next = applyPatch(ctx, current, patch, passwordHash)
       if (!next) return toQrCode(ctx, current)
       await repo.updateQrCode(trx, next.record, next.changes)
       const updated = toQrCode(ctx, next.record)
@@ -327,8 +353,11 @@ export async function updateQrCode(
 function applyPatch(
   ctx: Ctx,
   current: QrCodeRecord,
-  patch: UpdateQrCode,
-): { record: QrCodeRecord; changes: UpdateQrCode & { updatedAt: string } } | undefined {
+  fullPatch: UpdateQrCode,
+  passwordHash: string | null | undefined,
+): { record: QrCodeRecord; changes: QrCodeChanges } | undefined {
+  const { base: patch, redirect } = splitRedirectPatch(fullPatch)
+  const settings = patchSettings(current, redirect, passwordHash)
   if (patch.targetUrl !== undefined && current.type === 'static' && patch.targetUrl !== null) {
     throw invalidField(
       'targetUrl',
@@ -343,10 +372,16 @@ function applyPatch(
   }
   // `targetUrl: null` on a static code asks for what is already true; it changes nothing.
   const { targetUrl: _ignored, ...withoutTargetUrl } = patch
-  const changes: UpdateQrCode = current.type === 'static' ? withoutTargetUrl : patch
+  const changes = current.type === 'static' ? withoutTargetUrl : patch
   // An empty PATCH is a no-op: the code comes back as it is, updatedAt included.
-  if (Object.values(changes).every((value) => value === undefined)) return undefined
-  const next = { ...current, ...changes, style: patch.style === undefined ? current.style : patch.style }
+  if (Object.values(changes).every((value) => value === undefined) && Object.keys(settings).length === 0)
+    return undefined
+  const next = {
+    ...current,
+    ...changes,
+    ...settings,
+    style: patch.style === undefined ? current.style : patch.style,
+  }
   if (patch.content !== undefined || patch.style !== undefined) {
     const encoded = encodePayload(next)
     if (!encoded.ok) throw invalidField('content', encoded.message)
@@ -355,7 +390,7 @@ function applyPatch(
   const updatedAt = ctx.clock.now().toISOString()
   return {
     record: { ...next, targetUrl: next.targetUrl ?? null, updatedAt },
-    changes: { ...changes, updatedAt },
+    changes: { ...changes, ...settings, updatedAt },
   }
 }
 

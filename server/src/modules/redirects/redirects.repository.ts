@@ -1,9 +1,11 @@
+import { sql } from 'kysely'
 import type { Db } from '../../db/database.js'
 import type { HotLookup, HotLookups } from '../../db/hot-lookup.js'
 import type { Plan, SubscriptionStatus } from '../accounts/accounts.repository.js'
+import { type RedirectSettings, toRedirectSettings } from '../qr-codes/redirect-settings.js'
 
-/** What a short link needs to decide: the code's state and its account's subscription. */
-export interface RedirectTarget {
+/** What a short link needs to decide: the code's state, its rules and limits, and its account's subscription. */
+export interface RedirectTarget extends RedirectSettings {
   qrCodeId: string
   type: string
   targetUrl: string | null
@@ -11,9 +13,11 @@ export interface RedirectTarget {
   isDeleted: boolean
   plan: Plan
   subscriptionStatus: SubscriptionStatus
+  /** `expiresAt` as epoch milliseconds, parsed once per lookup. */
+  expiresAtMs: number | null
 }
 
-interface Row {
+type Row = Parameters<typeof toRedirectSettings>[0] & {
   id: string
   type: string
   target_url: string | null
@@ -24,6 +28,7 @@ interface Row {
 }
 
 function toRedirectTarget(row: Row): RedirectTarget {
+  const settings = toRedirectSettings(row)
   return {
     qrCodeId: row.id,
     type: row.type,
@@ -32,6 +37,8 @@ function toRedirectTarget(row: Row): RedirectTarget {
     isDeleted: row.deleted_at !== null,
     plan: row.plan as Plan,
     subscriptionStatus: row.subscription_status as SubscriptionStatus,
+    ...settings,
+    expiresAtMs: settings.expiresAt === null ? null : Date.parse(settings.expiresAt),
   }
 }
 
@@ -46,6 +53,15 @@ function findQuery(db: Db, shortCode: string) {
       'qr_codes.target_url',
       'qr_codes.is_active',
       'qr_codes.deleted_at',
+      'qr_codes.rules',
+      'qr_codes.expires_at',
+      'qr_codes.expired_url',
+      'qr_codes.max_scans',
+      'qr_codes.after_limit_url',
+      'qr_codes.scans_reserved',
+      'qr_codes.password_hash',
+      'qr_codes.utm',
+      'qr_codes.forward_query',
       'accounts.plan',
       'accounts.subscription_status',
     ])
@@ -58,4 +74,25 @@ function findQuery(db: Db, shortCode: string) {
  */
 export function createRedirectLookup(db: Db, lookups: HotLookups): HotLookup<[string], RedirectTarget> {
   return lookups.lookup((shortCode: string) => findQuery(db, shortCode), toRedirectTarget)
+}
+
+/**
+ * DESIGN §14's exact scan limit: takes one of the code's scans in one conditional UPDATE, so
+ * of any number of concurrent scans, in any number of processes sharing the database, exactly
+ * `max_scans` succeed (PostgreSQL re-checks the condition on the row it waited for; SQLite has
+ * one writer at a time). Undefined when no scan is left (or the limit was cleared meanwhile).
+ */
+export async function reserveScan(
+  db: Db,
+  qrCodeId: string,
+): Promise<{ reserved: number; maxScans: number } | undefined> {
+  const row = await db
+    .updateTable('qr_codes')
+    .set({ scans_reserved: sql`scans_reserved + 1` })
+    .where('id', '=', qrCodeId)
+    .where('max_scans', 'is not', null)
+    .whereRef('scans_reserved', '<', 'max_scans')
+    .returning(['scans_reserved', 'max_scans'])
+    .executeTakeFirst()
+  return row && { reserved: Number(row.scans_reserved), maxScans: Number(row.max_scans) }
 }

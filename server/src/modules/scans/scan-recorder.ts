@@ -1,5 +1,5 @@
 import type { Ctx } from '../../context.js'
-import { openGeoIp } from '../../geo/geoip.js'
+import { type GeoLocation, openGeoIp } from '../../geo/geoip.js'
 import { ScanBuffer, type ScanBufferOptions } from './scan-buffer.js'
 import { referrerHost, userAgentDetails, visitorId } from './scan-details.js'
 import { createScanWriter } from './scan-writer.js'
@@ -16,6 +16,8 @@ export interface ScanRequest {
 export interface ScanRecorder {
   /** Buffers one scan, unless a bot or link previewer made the request; false when not counted. */
   record(request: ScanRequest): boolean
+  /** The place of a client address (GeoIP), for redirect rules; the address is not kept. */
+  place(ip: string): GeoLocation
   /** Scans waiting in memory. */
   pending(): number
   /** Writes what waits now. */
@@ -52,6 +54,7 @@ export async function startScanRecorder(
       })
       return true
     },
+    place: (ip) => geoip.lookup(ip),
     pending: () => buffer.pending,
     flush: () => buffer.flush(),
     close: async () => {
