@@ -2,8 +2,8 @@ import { z } from 'zod'
 import { contrastRatio, relativeLuminance } from '../payload/contrast.js'
 import { CONTENT_TYPES, encodePayload } from '../payload/encoders.js'
 import { HexColor, httpUrl, pageQuery, QueryBoolean, strictObject } from './common.js'
-import { TAG_LIMIT, Tag, Tags } from './tags.js'
 import { redirectFieldsOnStatic, redirectFieldsOut, redirectFieldsShape } from './redirect-rules.js'
+import { TAG_LIMIT, Tag, Tags } from './tags.js'
 
 export const QrType = z
   .enum(['static', 'dynamic'])
