@@ -96,9 +96,9 @@ describe('the committed openapi.json', () => {
 })
 
 describe('document metadata', () => {
-  it('is version 1.0.0 with bearer authentication everywhere', () => {
+  it('is version 1.1.0 (DESIGN §13–18 are additive) with bearer authentication everywhere', () => {
     expect(doc.openapi).toMatch(/^3\.0\./)
-    expect(doc.info.version).toBe('1.0.0')
+    expect(doc.info.version).toBe('1.1.0')
     expect(doc.info.title).toBe('qrctl API')
     expect(doc.components?.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
     expect(doc.security).toEqual([{ bearerAuth: [] }])
@@ -182,6 +182,7 @@ describe('error responses', () => {
       'retryAfter',
       'requestId',
       'existingId',
+      'checks',
       'idempotencyKey',
       'reason',
     ])

@@ -38,18 +38,21 @@ function renderKey(
   style: StyleInput,
   options: RenderRequestOptions,
 ): string {
-  const s = normalizeStyle(style)
+  const { foregroundColor, backgroundColor, errorCorrectionLevel, margin, ...design } = normalizeStyle(style)
   const size = format === 'png' ? (options.size ?? PNG_SIZE.default) : 0
-  return JSON.stringify([
+  const key: unknown[] = [
     RENDERER_VERSION,
     format,
-    s.foregroundColor,
-    s.backgroundColor,
-    s.errorCorrectionLevel,
-    s.margin,
+    foregroundColor,
+    backgroundColor,
+    errorCorrectionLevel,
+    margin,
     size,
     payload,
-  ])
+  ]
+  // The design keys (DESIGN §13), in the order normalizeStyle writes them; a v1 style keeps its key.
+  if (Object.keys(design).length > 0) key.push(design)
+  return JSON.stringify(key)
 }
 
 /**

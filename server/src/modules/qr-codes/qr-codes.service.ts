@@ -7,6 +7,7 @@ import {
   externalIdTakenMessage,
   formatBatchError,
   type Issue,
+  isDesigned,
   type ListQrCodesQuery,
   type QrCode,
   type QrType,
@@ -21,6 +22,7 @@ import { isUniqueViolation } from '../../db/errors.js'
 import { type BeforeCommit, noBeforeCommit } from '../../db/unit-of-work.js'
 import { conflict, invalidField, notFound, validation } from '../../errors.js'
 import { addDays } from '../../lib/clock.js'
+import { assertScannable, checkDesign, unscannableMessage } from '../designs/designs.service.js'
 import type { QrCodeRecord } from './qr-codes.repository.js'
 import * as repo from './qr-codes.repository.js'
 
@@ -133,6 +135,14 @@ function newRecord(
   }
 }
 
+/**
+ * A styled dynamic code gets its short code before the decode check, so the check reads the
+ * very symbol that will be stored (DESIGN §13), not one with a stand-in link.
+ */
+function prepareDesign(ctx: Ctx, record: QrCodeRecord): void {
+  if (record.type === 'dynamic' && isDesigned(record.style)) record.shortCode = ctx.ids.shortCode()
+}
+
 /** The issues as one validation error; a single issue's message is the error's message. */
 function toValidationError(issues: Issue[]) {
   const [only] = issues
@@ -142,8 +152,12 @@ function toValidationError(issues: Issue[]) {
 /** Gives each dynamic record a fresh short code that no stored code has. */
 async function assignShortCodes(ctx: Ctx, db: Db, records: QrCodeRecord[]): Promise<void> {
   const pending = records.filter((r) => r.type === 'dynamic')
+  // A styled code's short code was drawn before its decode check (see `prepareDesign`): it is
+  // kept unless another code took it meanwhile.
+  let isFirstPass = true
   while (pending.length > 0) {
-    for (const r of pending) r.shortCode = ctx.ids.shortCode()
+    for (const r of pending) if (!isFirstPass || r.shortCode === null) r.shortCode = ctx.ids.shortCode()
+    isFirstPass = false
     const seen = new Set<string>()
     const taken = await repo.takenShortCodes(
       db,
@@ -219,6 +233,8 @@ export async function createQrCode(
   const checked = checkCreatable(input, { shortLink: shortLinkPlaceholder(ctx) })
   if (!checked.ok) throw toValidationError(checked.issues)
   const record = newRecord(ctx, accountId, checked.input, checked.type, ctx.clock.now().toISOString())
+  prepareDesign(ctx, record)
+  if (isDesigned(record.style)) await assertScannable(symbolPayload(ctx, record), record.style)
   const created = (refused: Map<QrCodeRecord, string>) => {
     const holder = refused.get(record)
     // Nothing was inserted; throwing rolls the (empty) transaction back before any answer is stored.
@@ -260,6 +276,20 @@ export async function batchCreate(
     records.push(record)
     indexOf.set(record, index)
   })
+  // The decode check of every styled item, one after the other (each is a few renders and
+  // decodes of CPU work); a design that fails is that item's error string (DESIGN §13).
+  for (const record of [...records]) {
+    if (!isDesigned(record.style)) continue
+    prepareDesign(ctx, record)
+    const verdict = await checkDesign(symbolPayload(ctx, record), record.style)
+    if (verdict.ok) continue
+    const index = indexOf.get(record) ?? -1
+    errors.push({
+      index,
+      text: formatBatchError({ index, field: 'style', message: unscannableMessage(verdict.checks) }),
+    })
+    records.splice(records.indexOf(record), 1)
+  }
   const answer = (refused: Map<QrCodeRecord, string>): BatchResult => {
     const all = [...errors]
     for (const [record, holder] of refused) {
@@ -299,6 +329,10 @@ export async function updateQrCode(
       if (!current) throw notFound('QR code', id)
       const next = applyPatch(ctx, current, patch)
       if (!next) return toQrCode(ctx, current)
+      // A new style or new content changes the symbol: a styled one must still scan. Checked
+      // here, in the transaction, so it is the stored row's symbol that is checked.
+      if ((patch.style !== undefined || patch.content !== undefined) && isDesigned(next.record.style))
+        await assertScannable(symbolPayload(ctx, next.record), next.record.style)
       await repo.updateQrCode(trx, accountId, id, next.changes)
       return toQrCode(ctx, next.record)
     })
