@@ -12,6 +12,7 @@ export {
   QrctlPermissionError,
   QrctlRateLimitError,
   QrctlServerError,
+  QrctlUnscannableError,
   QrctlValidationError,
 } from './errors.js'
 export type {
