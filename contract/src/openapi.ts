@@ -494,6 +494,7 @@ export function operationIdOf(group: string, key: string): string {
   if (key === 'list') return `list${plural}`
   if (key === 'batch') return `batchCreate${plural}`
   if (key === 'analytics') return `get${singular}Analytics`
+  if (key === 'content') return `get${singular}Content`
   if (key.startsWith('image')) return `get${singular}${key.charAt(0).toUpperCase()}${key.slice(1)}`
   return `${key}${singular}`
 }

@@ -133,6 +133,11 @@ describe('endpoints', () => {
     'POST /api/v1/api-keys',
     'DELETE /api/v1/api-keys/{id}',
     'POST /api/v1/api-keys/{id}/rotate',
+    'GET /api/v1/assets',
+    'POST /api/v1/assets',
+    'GET /api/v1/assets/{id}',
+    'GET /api/v1/assets/{id}/content',
+    'DELETE /api/v1/assets/{id}',
   ]
 
   it('include the 12 endpoints of spec section 4', () => {

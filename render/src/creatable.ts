@@ -1,4 +1,12 @@
-import { CreateQrCode, encodePayload, type Issue, type QrType, resolveType, toIssues } from '@qrctl/contract'
+import {
+  CreateQrCode,
+  encodePayload,
+  type Issue,
+  type QrType,
+  resolveType,
+  toIssues,
+  withLogoLevel,
+} from '@qrctl/contract'
 import { undrawableCharacters } from './design/font.js'
 import { checkCapacity } from './symbol.js'
 
@@ -25,14 +33,19 @@ export function checkCreatable(input: unknown, options: CreatableOptions = {}): 
   if (!parsed.success) return { ok: false, issues: toIssues(parsed.error) }
   const drawable = styleDrawingIssues(parsed.data.style)
   if (drawable.length > 0) return { ok: false, issues: drawable }
-  const type = resolveType(parsed.data)
-  const level = parsed.data.style?.errorCorrectionLevel ?? 'M'
+  // A logo raises the error-correction level the code is stored with (DESIGN §13); the
+  // capacity check uses the raised level.
+  const checked = parsed.data.style
+    ? { ...parsed.data, style: withLogoLevel(parsed.data.style) }
+    : parsed.data
+  const type = resolveType(checked)
+  const level = checked.style?.errorCorrectionLevel ?? 'M'
   const encoded =
-    type === 'dynamic' ? { ok: true as const, payload: options.shortLink } : encodePayload(parsed.data)
+    type === 'dynamic' ? { ok: true as const, payload: options.shortLink } : encodePayload(checked)
   if (!encoded.ok) return { ok: false, issues: [{ path: 'content', message: encoded.message }] }
   const fit = encoded.payload === undefined ? { ok: true as const } : checkCapacity(encoded.payload, level)
   if (!fit.ok) return { ok: false, issues: [{ path: 'content', message: fit.message }] }
-  return { ok: true, input: parsed.data, type }
+  return { ok: true, input: checked, type }
 }
 
 /**

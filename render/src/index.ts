@@ -17,6 +17,7 @@ export {
 } from './cache.js'
 export { type Creatable, type CreatableOptions, checkCreatable, styleDrawingIssues } from './creatable.js'
 export { FRAME_FONT_FILE, undrawableCharacters } from './design/font.js'
+export { LogoPlacementError } from './design/logo.js'
 export { renderDesignPixels } from './design/render.js'
 export { PDF_MAX_SIDE_PT, PDF_MODULE_PT, renderPdf } from './pdf.js'
 export { PNG_SIZE, type PngOptions, PngSizeError, renderPng } from './png.js'

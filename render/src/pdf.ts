@@ -17,9 +17,13 @@ const CREATION_DATE = new Date('2026-01-01T00:00:00Z')
  * background colour; the dark modules are one filled path of rectangles (one per horizontal run).
  * @example await renderPdf('https://example.com', { foregroundColor: '#1A1A2E' }) // Uint8Array starting with %PDF-
  */
-export async function renderPdf(payload: string, style: StyleInput): Promise<Uint8Array> {
+export async function renderPdf(
+  payload: string,
+  style: StyleInput,
+  options: { logo?: Uint8Array | undefined } = {},
+): Promise<Uint8Array> {
   const s = normalizeStyle(style)
-  const scene = isDesigned(s) ? designScene(payload, s) : undefined
+  const scene = isDesigned(s) ? designScene(payload, s, options.logo) : undefined
   const symbol = createSymbol(payload, s.errorCorrectionLevel)
   const n = scene ? Math.max(scene.width, scene.height) : symbol.size + 2 * s.margin
   const unit = Math.min(PDF_MODULE_PT, PDF_MAX_SIDE_PT / n)

@@ -10,6 +10,8 @@ export const PNG_SIZE = { min: 64, max: 4096, default: 512 } as const
 export interface PngOptions {
   /** Width and height in pixels, 64–4096 (default 512). */
   size?: number
+  /** The PNG of `style.logo`'s asset (DESIGN §13). */
+  logo?: Uint8Array | undefined
 }
 
 /** A PNG too small to give every module at least one pixel: it would not scan. */
@@ -82,7 +84,7 @@ export function renderPng(payload: string, style: StyleInput, options: PngOption
   const s = normalizeStyle(style)
   if (isDesigned(s)) {
     // Shapes, gradients and frames are drawn as vector outlines and rasterised (DESIGN §13).
-    const scene = designScene(payload, s)
+    const scene = designScene(payload, s, options.logo)
     if (size < scene.width) throw new PngSizeError(size, Math.ceil(scene.width))
     return sceneToPng(scene, size)
   }

@@ -1,4 +1,11 @@
-import { type Frame, type Gradient, STYLE_DEFAULTS, type Style, StyleOut } from '@qrctl/contract'
+import {
+  type Frame,
+  type Gradient,
+  STYLE_DEFAULTS,
+  type Style,
+  StyleOut,
+  withLogoLevel,
+} from '@qrctl/contract'
 
 type V1Key = 'foregroundColor' | 'backgroundColor' | 'errorCorrectionLevel' | 'margin'
 
@@ -29,7 +36,8 @@ export function normalizeStyle(style: StyleInput): NormalizedStyle {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
     throw new TypeError(`Invalid style: ${problems.join('; ')}`)
   }
-  const s = parsed.data
+  // A logo raises the level (DESIGN §13); stored styles already say so, given ones may not.
+  const s = withLogoLevel(parsed.data)
   const normalized: NormalizedStyle = {
     foregroundColor: longHex(s.foregroundColor ?? STYLE_DEFAULTS.foregroundColor),
     backgroundColor: longHex(s.backgroundColor ?? STYLE_DEFAULTS.backgroundColor),
@@ -42,6 +50,12 @@ export function normalizeStyle(style: StyleInput): NormalizedStyle {
   if (s.finderDotShape) normalized.finderDotShape = s.finderDotShape
   if (s.finderColor) normalized.finderColor = longHex(s.finderColor)
   if (s.gradient) normalized.gradient = normalizeGradient(s.gradient)
+  if (s.logo)
+    normalized.logo = {
+      assetId: s.logo.assetId.toLowerCase(),
+      ...(s.logo.size !== undefined && { size: s.logo.size }),
+      ...(s.logo.padding !== undefined && { padding: s.logo.padding }),
+    }
   if (s.frame) normalized.frame = normalizeFrame(s.frame)
   return normalized
 }

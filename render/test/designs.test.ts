@@ -1,7 +1,14 @@
 import { FinderShape, ModuleShape, type Style } from '@qrctl/contract'
 import { afterAll, describe, expect, it } from 'vitest'
 import { decodeCheck, decodeZxing } from '../src/check/index.js'
-import { checkCreatable, createSymbol, renderPdf, renderPng, renderSvg } from '../src/index.js'
+import {
+  checkCreatable,
+  createSymbol,
+  LogoPlacementError,
+  renderPdf,
+  renderPng,
+  renderSvg,
+} from '../src/index.js'
 import {
   type Bitmap,
   cleanUpDecoders,
@@ -160,6 +167,26 @@ describe('how designs are drawn', () => {
       ok: false,
       issues: [{ path: 'style.frame.text', message: 'The frame font cannot draw: 中 文' }],
     })
+  })
+
+  it('draws a logo over cleared modules in every format, and the code still decodes', async () => {
+    const logo = writePng({ width: 40, height: 40, data: new Uint8Array(40 * 40 * 4).fill(200) })
+    const style: Style = { moduleShape: 'rounded', logo: { assetId: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d' } }
+    const check = await decodeCheck(PAYLOAD, style, logo)
+    expect(check.ok).toBe(true)
+    const png = renderPng(PAYLOAD, style, { size: 512, logo })
+    expect(await readAll(readPng(png), png)).toEqual(allRead)
+    expect(renderSvg(PAYLOAD, style, { logo })).toContain('<image ')
+    const pdf = Buffer.from(await renderPdf(PAYLOAD, style, { logo }))
+    expect(pdf.toString('latin1')).toContain('/Subtype /Image')
+  })
+
+  it('refuses a logo that would clear a finder, timing or alignment module', async () => {
+    const style: Style = { logo: { assetId: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', size: 0.3, padding: 4 } }
+    const check = await decodeCheck('hi', style)
+    expect(check).toMatchObject({ ok: false, checks: [] })
+    expect(check.reason).toMatch(/finder, timing or alignment/)
+    expect(() => renderSvg('hi', style)).toThrow(LogoPlacementError)
   })
 
   it('finds an unscannable design: a box frame right against a symbol with no quiet zone', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { contrastRatio, relativeLuminance } from '../payload/contrast.js'
-import { HexColor, strictObject } from './common.js'
+import { HexColor, strictObject, Uuid } from './common.js'
 
 /** How a data module is drawn (DESIGN §13). Timing and alignment patterns stay square whatever this says. */
 export const ModuleShape = z
@@ -45,6 +45,42 @@ export const Frame = strictObject({
 }).describe('A frame around the code with a line of text; it makes the image taller')
 export type Frame = z.infer<typeof Frame>
 
+export const LOGO_SIZE = { min: 0.1, max: 0.3, default: 0.2 } as const
+export const LOGO_PADDING = { max: 4, default: 1 } as const
+
+export const Logo = strictObject({
+  assetId: Uuid.describe('An asset of your account (POST /assets)'),
+  size: z
+    .number()
+    .min(LOGO_SIZE.min, 'Must be 0.1–0.3')
+    .max(LOGO_SIZE.max, 'Must be 0.1–0.3')
+    .optional()
+    .describe("Width of the logo's box as a fraction of the symbol's width, 0.1–0.3 (default 0.2)"),
+  padding: z
+    .number()
+    .int('Must be a whole number')
+    .min(0, 'Must be 0–4')
+    .max(LOGO_PADDING.max, 'Must be 0–4')
+    .optional()
+    .describe('Modules cleared around the logo, 0–4 (default 1)'),
+}).describe('A logo drawn in the middle; error correction is raised to Q (size ≤ 0.2) or H')
+export type Logo = z.infer<typeof Logo>
+
+/**
+ * The error-correction level a style is stored with: a logo raises it to at least Q (size up to
+ * 0.2) or H (above), never lowers it (DESIGN §13).
+ * @example logoLevel({ logo: { assetId, size: 0.25 } }) // 'H'
+ */
+export function withLogoLevel<
+  T extends { errorCorrectionLevel?: 'L' | 'M' | 'Q' | 'H' | undefined; logo?: Logo | undefined },
+>(style: T): T {
+  if (!style.logo) return style
+  const needed = (style.logo.size ?? LOGO_SIZE.default) > 0.2 ? 'H' : 'Q'
+  const order = ['L', 'M', 'Q', 'H'] as const
+  const current = style.errorCorrectionLevel ?? 'M'
+  return order.indexOf(current) >= order.indexOf(needed) ? style : { ...style, errorCorrectionLevel: needed }
+}
+
 /** The keys DESIGN §13 adds to `style`; any of them makes a style "designed" and decode-checked. */
 export const designShape = {
   moduleShape: ModuleShape.optional(),
@@ -58,6 +94,7 @@ export const designShape = {
     'Colour of the finder patterns (default: the gradient, else foregroundColor); 3:1 against the background',
   ),
   gradient: Gradient.optional(),
+  logo: Logo.optional(),
   frame: Frame.optional(),
 }
 export const DESIGN_KEYS = Object.keys(designShape) as Array<keyof typeof designShape>

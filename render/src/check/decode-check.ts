@@ -1,4 +1,5 @@
 import type { DecodeCheck } from '@qrctl/contract'
+import { LogoPlacementError } from '../design/logo.js'
 import { renderDesignPixels } from '../design/render.js'
 import { normalizeStyle, type StyleInput } from '../style.js'
 import { type Bitmap, DECODERS } from './decoders.js'
@@ -14,6 +15,8 @@ export function smallCheckSize(widthInModules: number): number {
 export interface DecodeCheckResult {
   ok: boolean
   checks: DecodeCheck[]
+  /** Why nothing was rendered, when the design cannot be drawn scannably at all (a logo over a finder). */
+  reason?: string
 }
 
 function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
@@ -27,13 +30,23 @@ function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
  * same way), without the PNG encoding in between.
  * @example await decodeCheck('https://example.com', { moduleShape: 'dot' }) // { ok: true, checks: [{ size: 256, decoder: 'jsqr', ok: true }, …] }
  */
-export async function decodeCheck(payload: string, style: StyleInput): Promise<DecodeCheckResult> {
+export async function decodeCheck(
+  payload: string,
+  style: StyleInput,
+  logo?: Uint8Array,
+): Promise<DecodeCheckResult> {
   const s = normalizeStyle(style)
   const expected = new TextEncoder().encode(payload)
-  const large = renderDesignPixels(payload, s, DECODE_CHECK_LARGE)
-  const widthInModules = large.scene.width
+  let large: ReturnType<typeof renderDesignPixels>
+  try {
+    large = renderDesignPixels(payload, s, DECODE_CHECK_LARGE, logo)
+  } catch (error) {
+    if (error instanceof LogoPlacementError) return { ok: false, checks: [], reason: error.message }
+    throw error
+  }
+  const small = smallCheckSize(large.scene.width)
   const renders: Array<[number, Bitmap]> = [
-    [smallCheckSize(widthInModules), renderDesignPixels(payload, s, smallCheckSize(widthInModules)).pixels],
+    [small, renderDesignPixels(payload, s, small, logo).pixels],
     [DECODE_CHECK_LARGE, large.pixels],
   ]
   const checks: DecodeCheck[] = []

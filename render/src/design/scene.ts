@@ -103,7 +103,9 @@ export function buildScene({ symbol, style, cleared, logo }: SceneInput): Scene 
     )
     layers.push({ d: text.d, paint: solid(style.frame.textColor ?? style.backgroundColor) })
   }
-  return { width, height, background: style.backgroundColor, layers, ...(logo && { logo }) }
+  // The logo's box is given from the symbol's corner; the scene places it on the page.
+  const placed = logo && { ...logo, x: logo.x + ox, y: logo.y + oy }
+  return { width, height, background: style.backgroundColor, layers, ...(placed && { logo: placed }) }
 }
 
 function solid(color: string): Paint {

@@ -20,7 +20,7 @@ import type { Ctx } from '../../context.js'
 import type { Db } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/errors.js'
 import { type BeforeCommit, noBeforeCommit } from '../../db/unit-of-work.js'
-import { conflict, invalidField, notFound, validation } from '../../errors.js'
+import { AppError, conflict, invalidField, notFound, validation } from '../../errors.js'
 import { addDays } from '../../lib/clock.js'
 import { assertScannable, checkDesign, unscannableMessage } from '../designs/designs.service.js'
 import type { QrCodeRecord } from './qr-codes.repository.js'
@@ -234,7 +234,8 @@ export async function createQrCode(
   if (!checked.ok) throw toValidationError(checked.issues)
   const record = newRecord(ctx, accountId, checked.input, checked.type, ctx.clock.now().toISOString())
   prepareDesign(ctx, record)
-  if (isDesigned(record.style)) await assertScannable(symbolPayload(ctx, record), record.style)
+  if (isDesigned(record.style))
+    await assertScannable(ctx, accountId, symbolPayload(ctx, record), record.style)
   const created = (refused: Map<QrCodeRecord, string>) => {
     const holder = refused.get(record)
     // Nothing was inserted; throwing rolls the (empty) transaction back before any answer is stored.
@@ -281,13 +282,18 @@ export async function batchCreate(
   for (const record of [...records]) {
     if (!isDesigned(record.style)) continue
     prepareDesign(ctx, record)
-    const verdict = await checkDesign(symbolPayload(ctx, record), record.style)
-    if (verdict.ok) continue
     const index = indexOf.get(record) ?? -1
-    errors.push({
-      index,
-      text: formatBatchError({ index, field: 'style', message: unscannableMessage(verdict.checks) }),
-    })
+    let problem: { field: string; message: string } | undefined
+    try {
+      const verdict = await checkDesign(ctx, accountId, symbolPayload(ctx, record), record.style)
+      if (!verdict.ok) problem = { field: 'style', message: unscannableMessage(verdict) }
+    } catch (error) {
+      // Another account's asset, or none: that item's 404, as its error string.
+      if (!(error instanceof AppError) || error.code !== 'not_found') throw error
+      problem = { field: 'style.logo.assetId', message: error.message }
+    }
+    if (!problem) continue
+    errors.push({ index, text: formatBatchError({ index, ...problem }) })
     records.splice(records.indexOf(record), 1)
   }
   const answer = (refused: Map<QrCodeRecord, string>): BatchResult => {
@@ -332,7 +338,7 @@ export async function updateQrCode(
       // A new style or new content changes the symbol: a styled one must still scan. Checked
       // here, in the transaction, so it is the stored row's symbol that is checked.
       if ((patch.style !== undefined || patch.content !== undefined) && isDesigned(next.record.style))
-        await assertScannable(symbolPayload(ctx, next.record), next.record.style)
+        await assertScannable(ctx, accountId, symbolPayload(ctx, next.record), next.record.style)
       await repo.updateQrCode(trx, accountId, id, next.changes)
       return toQrCode(ctx, next.record)
     })
