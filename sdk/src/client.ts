@@ -1,6 +1,7 @@
 import { type Api, createApi } from './api.js'
 import { type QrctlOptions, type RateLimit, type ResponseInfo, resolveOptions } from './options.js'
 import { ApiKeys } from './resources/api-keys.js'
+import { Assets } from './resources/assets.js'
 import { QrCodes } from './resources/qr-codes.js'
 import { Showcases } from './resources/showcases.js'
 import { Transport } from './transport.js'
@@ -18,6 +19,8 @@ export class Qrctl {
   readonly showcases: Showcases
   /** API keys: list, create, revoke, rotate. */
   readonly apiKeys: ApiKeys
+  /** Images such as logos for `style.logo`: list, listAll, create, get, content, delete. */
+  readonly assets: Assets
   /** The server root requests go to. */
   readonly baseUrl: string
   readonly #transport: Transport
@@ -30,6 +33,7 @@ export class Qrctl {
     this.qrCodes = new QrCodes(api, this.#transport)
     this.showcases = new Showcases(api)
     this.apiKeys = new ApiKeys(api)
+    this.assets = new Assets(api)
   }
 
   /**

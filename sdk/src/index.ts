@@ -25,6 +25,7 @@ export type {
   RetryEvent,
 } from './options.js'
 export type { ApiKeys } from './resources/api-keys.js'
+export type { Assets } from './resources/assets.js'
 export type {
   BatchOptions,
   CreateManyOptions,

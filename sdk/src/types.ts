@@ -52,3 +52,11 @@ export type RotateApiKeyParams = Request<Routes['apiKeys']['rotate']>['body']
 
 /** The answer of every delete and revoke: `{ success }`. */
 export type DeleteResult = Ok<Routes['qrCodes']['delete'], 200>
+
+/** An image of the account (a logo for `style.logo`), stored as PNG. */
+export type Asset = Ok<Routes['assets']['get'], 200>['data']
+/** One page of assets, newest first. */
+export type AssetPage = Ok<Routes['assets']['list'], 200>
+export type ListAssetsParams = NonNullable<Request<Routes['assets']['list']>['query']>
+/** A new asset: `contentType` and the image as base64 `data`. */
+export type CreateAssetParams = Request<Routes['assets']['create']>['body']
