@@ -79,9 +79,10 @@ export function headerMapper(
 function toInput(
   cells: Record<string, string>,
   columns: { top: readonly string[]; style: readonly string[] },
+  baseStyle: Record<string, unknown> = {},
 ): { input: Record<string, unknown>; issues: RowIssue[] } {
   const input: Record<string, unknown> = {}
-  const style: Record<string, unknown> = {}
+  const style: Record<string, unknown> = { ...baseStyle }
   const issues: RowIssue[] = []
   const cell = (name: string) => {
     const raw = cells[name] ?? ''
@@ -108,6 +109,7 @@ export async function checkRows(
   rows: readonly CsvRow[],
   columns: { top: readonly string[]; style: readonly string[] },
   spelling: ReadonlyMap<string, string> = new Map(),
+  style: Record<string, unknown> = {},
 ): Promise<CheckedRow[]> {
   const { checkCreatable } = await loadRender()
   // `style.margin` is the CSV's margin column.
@@ -117,7 +119,7 @@ export async function checkRows(
   }
   return rows.map((row): CheckedRow => {
     if (row.error) return { line: row.line, ok: false, issues: [{ field: 'row', message: row.error }] }
-    const { input, issues } = toInput(row.cells, columns)
+    const { input, issues } = toInput(row.cells, columns, style)
     const checked = checkCreatable(input)
     if (!checked.ok || issues.length > 0) {
       const found = checked.ok

@@ -1,8 +1,18 @@
+import { readFile } from 'node:fs/promises'
+import { basename } from 'node:path'
 import type { CreateQrCodeParams, QrCode, UpdateQrCodeParams } from '@qrctl/sdk'
 import { type Command, Option } from 'commander'
 import { CONTENT_TYPES, type ContentTypeChoice, QR_TYPES, type QrTypeChoice } from '../choices.js'
 import { codeRef, resolveCodeId } from '../code-ref.js'
-import { usageError } from '../errors.js'
+import {
+  addDesignOptions,
+  combineStyle,
+  DESIGN_FLAG_NAMES,
+  type DesignFlags,
+  designFromFlags,
+  logoContentType,
+} from '../design-options.js'
+import { CliError, usageError } from '../errors.js'
 import { withExamples } from '../help.js'
 import {
   addPageOptions,
@@ -23,7 +33,7 @@ import {
   QR_CODE_TABLE,
 } from './qr-code-views.js'
 
-interface CreateFlags extends StyleFlags {
+interface CreateFlags extends StyleFlags, DesignFlags {
   name: string
   contentType: ContentTypeChoice
   content: string
@@ -32,7 +42,7 @@ interface CreateFlags extends StyleFlags {
   externalId?: string
 }
 
-interface UpdateFlags extends StyleFlags {
+interface UpdateFlags extends StyleFlags, DesignFlags {
   name?: string
   content?: string
   targetUrl?: string
@@ -55,6 +65,26 @@ const CODE_FLAGS = {
   'style.backgroundColor': '--bg',
   'style.errorCorrectionLevel': '--ec',
   'style.margin': '--margin',
+  ...DESIGN_FLAG_NAMES,
+}
+
+/** `--logo FILE` uploaded as an asset of the account; its id goes into `style.logo`. */
+async function uploadLogo(session: Session, file: string): Promise<string> {
+  let bytes: Buffer
+  try {
+    bytes = await readFile(file)
+  } catch (error) {
+    throw new CliError(`--logo: cannot read ${file}: ${(error as Error).message}`)
+  }
+  const params = { name: basename(file), contentType: logoContentType(file), data: bytes.toString('base64') }
+  const asset = await session.call((client) => client.assets.create(params), 'Uploading the logo…')
+  return asset.id
+}
+
+/** Every style flag of create and update, `--logo FILE` uploaded first. */
+async function styleOf(session: Session, flags: StyleFlags & DesignFlags) {
+  const logoId = flags.logo ? await uploadLogo(session, flags.logo) : undefined
+  return combineStyle(styleFromFlags(flags), designFromFlags(flags, logoId))
 }
 
 function showCode(session: Session, code: QrCode): void {
@@ -78,15 +108,17 @@ function registerCreate(program: Command, session: Session): void {
     .option('--target-url <url>', 'redirect destination of a dynamic code (default: the content, for urls)')
     .option('--external-id <id>', 'your own key for the code, unique among your codes (1–255 characters)')
   addStyleOptions(command)
+  addDesignOptions(command, { canUpload: true })
   withExamples(command, [
     'qrctl create --name Menu --content https://example.com/menu --type dynamic',
+    'qrctl create --name Menu --content https://example.com/menu --module-shape dot --finder-shape rounded --logo logo.png --frame-text "Scan for the menu"',
     'qrctl create --name Wifi -t wifi --content "WIFI:T:WPA;S:Cafe;P:espresso42;;" --ec H',
     'qrctl create --name Card -t vcard --content - < card.vcf',
     'qrctl create --name Promo --content https://example.com --fg "#1A1A2E" --margin 2 --json',
   ])
   command.action(async (flags: CreateFlags) => {
     session.flagNames = CODE_FLAGS
-    const style = styleFromFlags(flags)
+    const style = (await styleOf(session, flags)) as CreateQrCodeParams['style']
     const params: CreateQrCodeParams = {
       name: flags.name,
       contentType: flags.contentType,
@@ -203,10 +235,10 @@ async function updateParams(session: Session, id: string, flags: UpdateFlags): P
     ...(flags.active ? { isActive: true } : {}),
     ...(flags.inactive ? { isActive: false } : {}),
   }
-  const style = styleFromFlags(flags)
+  const style = await styleOf(session, flags)
   if (style) {
     const current = await session.call((client) => client.qrCodes.get(id))
-    params.style = { ...current.style, ...style }
+    params.style = { ...current.style, ...style } as UpdateQrCodeParams['style']
   }
   if (Object.keys(params).length === 0)
     throw usageError(
@@ -230,8 +262,10 @@ function registerUpdate(program: Command, session: Session): void {
     .option('--active', 'resume a paused dynamic code')
     .option('--inactive', 'pause a dynamic code: its short link answers 410')
   addStyleOptions(command)
+  addDesignOptions(command, { canUpload: true })
   withExamples(command, [
     'qrctl update 6f1c… --target-url https://example.com/summer',
+    'qrctl update 6f1c… --style brand.json',
     'qrctl update 6f1c… --inactive',
     'qrctl update 6f1c… --fg "#003366" --ec Q',
   ])
