@@ -1,5 +1,6 @@
 import { Resvg } from '@resvg/resvg-js'
 import { num } from './path.js'
+import { encodeRgbPng } from './png-encode.js'
 import type { Paint, Scene } from './scene.js'
 
 function paintAttribute(paint: Paint, id: string): { fill: string; def: string } {
@@ -59,7 +60,8 @@ export function sceneToPixels(scene: Scene, width: number): Pixels {
 }
 
 export function sceneToPng(scene: Scene, width: number): Uint8Array {
-  return new Uint8Array(rasterize(scene, width).asPng())
+  const image = rasterize(scene, width)
+  return encodeRgbPng(image.width, image.height, image.pixels)
 }
 
 /** The structural subset of pdfkit's document this needs (pdfkit is loaded lazily). */

@@ -59,7 +59,26 @@ export interface TextOutline {
  * `text` as glyph outlines: cap height `capHeight` units, centred on `centerX`, its baseline
  * placed so the capitals are centred vertically on `centerY`; shrunk to fit `maxWidth`.
  */
+// Laying text out costs milliseconds; a frame's text repeats across sizes and formats.
+const outlines = new Map<string, TextOutline>()
+
 export function textOutline(
+  text: string,
+  centerX: number,
+  centerY: number,
+  capHeight: number,
+  maxWidth: number,
+): TextOutline {
+  const key = JSON.stringify([text, centerX, centerY, capHeight, maxWidth])
+  const cached = outlines.get(key)
+  if (cached) return cached
+  const outline = layOut(text, centerX, centerY, capHeight, maxWidth)
+  outlines.set(key, outline)
+  if (outlines.size > 256) outlines.delete(outlines.keys().next().value as string)
+  return outline
+}
+
+function layOut(
   text: string,
   centerX: number,
   centerY: number,
