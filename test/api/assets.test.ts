@@ -143,6 +143,25 @@ describe.each(dialects())('assets on %s', (dialect) => {
       expect(large.style?.errorCorrectionLevel).toBe('H')
     })
 
+    it('raises error correction on PATCH too, and checks capacity at the raised level', async () => {
+      const code = await createCode(
+        client,
+        textCode({ content: LOGO_CONTENT, style: { errorCorrectionLevel: 'L' } }),
+      )
+      const res = await client.patch(`/qr-codes/${code.id}`, {
+        style: { errorCorrectionLevel: 'L', logo: { assetId: logoId, size: 0.3 } },
+      })
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.data.style.errorCorrectionLevel).toBe('H')
+      const long = await createCode(
+        client,
+        textCode({ content: 'x'.repeat(2000), style: { errorCorrectionLevel: 'L' } }),
+      )
+      const tooLong = await client.patch(`/qr-codes/${long.id}`, { style: { logo: { assetId: logoId } } })
+      expectError(tooLong, 400, 'validation_error')
+      expect(tooLong.body.details.issues[0].path).toBe('content')
+    })
+
     it('deletes an asset no style uses', async () => {
       const res = await client.post('/assets', upload('image/png', await pngOf(10, 10)))
       expect(await client.delete(`/assets/${res.body.data.id}`)).toMatchObject({

@@ -2,6 +2,7 @@ import { type DecodeCheck, isDesigned, type Style } from '@qrctl/contract'
 import { styleDrawingIssues } from '@qrctl/render'
 import { decodeCheck } from '@qrctl/render/check'
 import type { Ctx } from '../../context.js'
+import type { Db } from '../../db/database.js'
 import { AppError, notFound, validation } from '../../errors.js'
 import { findAssetPng, findAssetPngById } from '../assets/assets.repository.js'
 
@@ -38,9 +39,9 @@ export interface FailedDesign {
 export type DesignVerdict = { ok: true } | FailedDesign
 
 /** The stored PNG of a style's logo in the account; 404 when the account has no such asset. */
-async function logoOf(ctx: Ctx, accountId: string, style: Style): Promise<Buffer | undefined> {
+async function logoOf(db: Db, accountId: string, style: Style): Promise<Buffer | undefined> {
   if (!style.logo) return undefined
-  const png = await findAssetPng(ctx.db, accountId, style.logo.assetId)
+  const png = await findAssetPng(db, accountId, style.logo.assetId)
   if (!png) throw notFound('asset', style.logo.assetId)
   return png
 }
@@ -73,11 +74,13 @@ export async function checkDesign(
   accountId: string,
   payload: string,
   style: Style | null | undefined,
+  /** The transaction the caller holds, if any: SQLite has one connection, so reads must use it. */
+  db: Db = ctx.db,
 ): Promise<DesignVerdict> {
   if (!isDesigned(style) || !style) return { ok: true }
   const drawing = styleDrawingIssues(style)
   if (drawing.length > 0) throw validation(drawing, drawing[0]?.message)
-  const result = await decodeCheck(payload, style, await logoOf(ctx, accountId, style))
+  const result = await decodeCheck(payload, style, await logoOf(db, accountId, style))
   return result.ok ? { ok: true } : { ok: false, checks: result.checks, reason: result.reason }
 }
 
@@ -87,7 +90,8 @@ export async function assertScannable(
   accountId: string,
   payload: string,
   style: Style | null | undefined,
+  db: Db = ctx.db,
 ): Promise<void> {
-  const verdict = await checkDesign(ctx, accountId, payload, style)
+  const verdict = await checkDesign(ctx, accountId, payload, style, db)
   if (!verdict.ok) throw unscannable(verdict)
 }

@@ -14,6 +14,7 @@ import {
   resolveTargetUrl,
   type Style,
   type UpdateQrCode,
+  withLogoLevel,
 } from '@qrctl/contract'
 import { checkCapacity, checkCreatable } from '@qrctl/render'
 import type { Ctx } from '../../context.js'
@@ -327,8 +328,10 @@ export async function updateQrCode(
   ctx: Ctx,
   accountId: string,
   id: string,
-  patch: UpdateQrCode,
+  given: UpdateQrCode,
 ): Promise<QrCode> {
+  // A logo raises the stored error-correction level (DESIGN §13), as on create.
+  const patch = given.style ? { ...given, style: withLogoLevel(given.style) } : given
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       const current = await repo.findQrCodeForUpdate(trx, ctx.dialect, accountId, id)
@@ -338,7 +341,7 @@ export async function updateQrCode(
       // A new style or new content changes the symbol: a styled one must still scan. Checked
       // here, in the transaction, so it is the stored row's symbol that is checked.
       if ((patch.style !== undefined || patch.content !== undefined) && isDesigned(next.record.style))
-        await assertScannable(ctx, accountId, symbolPayload(ctx, next.record), next.record.style)
+        await assertScannable(ctx, accountId, symbolPayload(ctx, next.record), next.record.style, trx)
       await repo.updateQrCode(trx, accountId, id, next.changes)
       return toQrCode(ctx, next.record)
     })
