@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  unscannable: 400,
   internal_error: 500,
   service_unavailable: 503,
 } as const
@@ -29,6 +30,14 @@ export const Issue = z.object({
   message: z.string(),
 })
 export type Issue = z.infer<typeof Issue>
+
+/** One render of the decode check (DESIGN §13): a PNG of `size` px read by `decoder`. */
+export const DecodeCheck = z.object({
+  size: z.number().int().describe('Width of the rendered PNG in pixels'),
+  decoder: z.string().describe('The decoder that read it, e.g. `jsqr` or `zxing-cpp`'),
+  ok: z.boolean().describe('Whether it decoded to the exact payload'),
+})
+export type DecodeCheck = z.infer<typeof DecodeCheck>
 
 /**
  * The body of every error response (spec 2.8). `details.message` is always present and
@@ -51,6 +60,12 @@ export const ErrorBody = z
           .string()
           .optional()
           .describe('With an externalId `conflict`: the id of the code that holds that externalId'),
+        checks: z
+          .array(DecodeCheck)
+          .optional()
+          .describe(
+            'With `unscannable`: each render of the decode check, by size and decoder, and whether it read',
+          ),
         idempotencyKey: z.string().optional().describe('With an Idempotency-Key `conflict`: the key'),
         reason: z
           .enum(['in_progress', 'mismatch'])

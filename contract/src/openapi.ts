@@ -421,7 +421,7 @@ const ERROR_RESPONSES: Record<number, ErrorStatus> = {
     name: 'BadRequest',
     description: 'The request is invalid.',
     details:
-      '`validation_error`: body, query or path fails the schema (unknown fields and query parameters included); `details.issues` lists `{ path, message }`. `invalid_json`: the body is not JSON. `invalid_body`: the body cannot be decoded as its Content-Encoding says.',
+      '`validation_error`: body, query or path fails the schema (unknown fields and query parameters included); `details.issues` lists `{ path, message }`. `invalid_json`: the body is not JSON. `invalid_body`: the body cannot be decoded as its Content-Encoding says. `unscannable`: a styled code failed the decode check (its renders did not all read back); `details.checks` lists `{ size, decoder, ok }` for each render and decoder.',
     headers: COMMON_HEADERS,
     optionalHeaders: REPLAYABLE,
   },
@@ -563,6 +563,7 @@ export function operationIdOf(group: string, key: string): string {
   // qrCodes.bulkUpdate → bulkUpdateQrCodes: a bulk route acts on many.
   if (key.startsWith('bulk')) return `${key}${plural}`
   if (key === 'analytics') return `get${singular}Analytics`
+  if (key === 'content') return `get${singular}Content`
   if (key.startsWith('image')) return `get${singular}${key.charAt(0).toUpperCase()}${key.slice(1)}`
   return `${key}${singular}`
 }
@@ -662,7 +663,7 @@ export function buildOpenApi(): OpenAPIObject {
     {
       info: {
         title: 'qrctl API',
-        version: '1.0.0',
+        version: '1.1.0',
         description: DESCRIPTION,
         license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
       },

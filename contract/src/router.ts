@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { ErrorBody } from './errors.js'
 import { Analytics, AnalyticsQuery } from './schemas/analytics.js'
 import { ApiKey, ApiKeyWithSecret, CreateApiKey, RotateApiKey } from './schemas/api-keys.js'
+import { Asset, AssetList, CreateAsset, ListAssetsQuery } from './schemas/assets.js'
 import { BulkDeleteResult, BulkIds, BulkRestoreResult, BulkUpdate, BulkUpdateResult } from './schemas/bulk.js'
 import { Uuid } from './schemas/common.js'
 import {
@@ -127,7 +128,8 @@ export const qrCodesContract = c.router(
       path: '/qr-codes',
       headers: IdempotencyHeaders,
       body: CreateQrCode,
-      responses: { ...withBody, 201: z.object({ data: QrCode }), 409: ErrorResponse },
+      // 404: `style.logo.assetId` names no asset of the account (DESIGN §13).
+      responses: { ...withBody, 201: z.object({ data: QrCode }), 404: ErrorResponse, 409: ErrorResponse },
       summary: 'Create a QR code',
       description:
         'A code is `static` (encodes its content) or `dynamic` (encodes a short link whose target can change). With no `type`, a code with a `targetUrl` is dynamic. An `externalId` that another code of yours (not deleted) holds answers 409 `conflict` with `details.existingId`.',
@@ -480,6 +482,62 @@ export const tagsContract = c.router(
   routerOptions,
 )
 
+/** Images of the account, such as logos for `style.logo` (DESIGN §13). */
+export const assetsContract = c.router(
+  {
+    list: {
+      method: 'GET',
+      metadata: READS,
+      path: '/assets',
+      query: ListAssetsQuery,
+      responses: { ...commonErrors, 200: AssetList },
+      summary: 'List assets',
+      description: 'Newest first.',
+    },
+    create: {
+      method: 'POST',
+      metadata: WRITES,
+      path: '/assets',
+      headers: IdempotencyHeaders,
+      body: CreateAsset,
+      responses: { ...withBody, 201: z.object({ data: Asset }), 409: ErrorResponse },
+      summary: 'Upload an asset',
+      description:
+        'A PNG, JPEG, WebP or SVG image, base64, at most 512 KiB decoded and 4096×4096 px. It is decoded and re-encoded as PNG (scaled down to fit 1024×1024, metadata stripped); SVG is rasterised without scripts or fetching anything it references. Bytes that are not the declared type are a 400.',
+    },
+    get: {
+      method: 'GET',
+      metadata: READS,
+      path: '/assets/:id',
+      pathParams: IdParams,
+      responses: { ...commonErrors, 200: z.object({ data: Asset }), 404: ErrorResponse },
+      summary: 'Get an asset',
+      description: 'Its metadata; the image is at `url`.',
+    },
+    content: {
+      method: 'GET',
+      metadata: READS,
+      path: '/assets/:id/content',
+      pathParams: IdParams,
+      responses: { ...commonErrors, 200: binary('image/png'), 404: ErrorResponse },
+      summary: 'Download an asset',
+      description: 'The stored PNG.',
+    },
+    delete: {
+      method: 'DELETE',
+      metadata: WRITES,
+      path: '/assets/:id',
+      pathParams: IdParams,
+      body: c.noBody(),
+      responses: { ...commonErrors, 200: SuccessBody, 404: ErrorResponse, 409: ErrorResponse },
+      summary: 'Delete an asset',
+      description:
+        'Refused with 409 `conflict` while the style of a code uses it (a deleted code still does until it is purged).',
+    },
+  },
+  routerOptions,
+)
+
 /**
  * The whole qrctl API v1. Server, SDK and CLI are all derived from this object.
  * @example const client = initClient(contract, { baseUrl: 'http://localhost:3000' })
@@ -490,12 +548,14 @@ export const contract: {
   apiKeys: typeof apiKeysContract
   webhooks: typeof webhooksContract
   tags: typeof tagsContract
+  assets: typeof assetsContract
 } = {
   qrCodes: qrCodesContract,
   showcases: showcasesContract,
   apiKeys: apiKeysContract,
   webhooks: webhooksContract,
   tags: tagsContract,
+  assets: assetsContract,
 }
 
 export type Contract = typeof contract

@@ -22,6 +22,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import {
   type Analytics,
   type ApiKeyWithSecret,
+  type Asset,
   type Contract,
   type CreateQrCodeInput,
   contract,
@@ -37,6 +38,7 @@ const CODE_ID = '3f2b8c1e-9d4a-4b7e-8c2f-1a6d5e4b3c2a'
 const SHOWCASE_ID = '7c9e6679-7425-40de-944b-e07fc1f90ae7'
 const KEY_ID = '0b6f4c1d-2e3a-4f5b-8c7d-9e0f1a2b3c4d'
 const NOW = '2026-11-21T09:30:00.000Z'
+const ID = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d'
 
 /** A server for a router: one handler per route, taking the parsed request, answering a declared status. */
 type ServerStub<T extends AppRouter> = {
@@ -152,6 +154,18 @@ const delivery = (fields: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
   responseStatus: null,
   responseBody: null,
   durationMs: null,
+  ...fields,
+})
+
+const asset = (fields: Partial<Asset> = {}): Asset => ({
+  id: ID,
+  name: null,
+  contentType: 'image/png',
+  width: 200,
+  height: 100,
+  bytes: 1234,
+  createdAt: NOW,
+  url: `https://qrctl.example/api/v1/assets/${ID}/content`,
   ...fields,
 })
 
@@ -274,6 +288,16 @@ const server: ServerStub<Contract> = {
   },
   tags: {
     list: async () => ({ status: 200, body: { data: [{ name: 'spring', count: 2 }] } }),
+  },
+  assets: {
+    list: async ({ query }) => ({
+      status: 200,
+      body: { data: [asset()], total: 1, limit: query.limit, offset: query.offset },
+    }),
+    create: async ({ body }) => ({ status: 201, body: { data: asset({ name: body.name ?? null }) } }),
+    get: async ({ params }) => ({ status: 200, body: { data: asset({ id: params.id }) } }),
+    content: async () => ({ status: 200, body: image('image/png') }),
+    delete: async () => ({ status: 200, body: { success: true } }),
   },
 }
 
@@ -563,6 +587,11 @@ describe('the server stub', () => {
         'apiKeys.list',
         'apiKeys.revoke',
         'apiKeys.rotate',
+        'assets.content',
+        'assets.create',
+        'assets.delete',
+        'assets.get',
+        'assets.list',
         'qrCodes.analytics',
         'qrCodes.batch',
         'qrCodes.bulkDelete',
@@ -631,6 +660,11 @@ describe('the server stub', () => {
     await client.qrCodes.bulkDelete({ body: { ids: [CODE_ID] } })
     await client.qrCodes.bulkRestore({ body: { ids: [CODE_ID] } })
     await client.tags.list()
+    await client.assets.list()
+    await client.assets.create({ body: { contentType: 'image/png', data: 'iVBORw0KGgo=' } })
+    await client.assets.get({ params: { id: ID } })
+    await client.assets.content({ params: { id: ID } })
+    await client.assets.delete({ params: { id: ID } })
     expect(new Set(calls.map((call) => call.key))).toEqual(new Set(routes.map((entry) => entry.key)))
   })
 })

@@ -96,9 +96,9 @@ describe('the committed openapi.json', () => {
 })
 
 describe('document metadata', () => {
-  it('is version 1.0.0 with bearer authentication everywhere', () => {
+  it('is version 1.1.0 (DESIGN §13–18 are additive) with bearer authentication everywhere', () => {
     expect(doc.openapi).toMatch(/^3\.0\./)
-    expect(doc.info.version).toBe('1.0.0')
+    expect(doc.info.version).toBe('1.1.0')
     expect(doc.info.title).toBe('qrctl API')
     expect(doc.components?.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
     expect(doc.security).toEqual([{ bearerAuth: [] }])
@@ -146,6 +146,11 @@ describe('endpoints', () => {
     'POST /api/v1/qr-codes/bulk-delete',
     'POST /api/v1/qr-codes/bulk-restore',
     'GET /api/v1/tags',
+    'GET /api/v1/assets',
+    'POST /api/v1/assets',
+    'GET /api/v1/assets/{id}',
+    'GET /api/v1/assets/{id}/content',
+    'DELETE /api/v1/assets/{id}',
   ]
 
   it('include the 12 endpoints of spec section 4', () => {
@@ -195,6 +200,7 @@ describe('error responses', () => {
       'retryAfter',
       'requestId',
       'existingId',
+      'checks',
       'idempotencyKey',
       'reason',
     ])

@@ -29,6 +29,8 @@ export interface RenderedImage {
 export interface RenderRequestOptions {
   /** PNG only: width and height in pixels (default 512). */
   size?: number
+  /** The PNG of `style.logo`'s asset; the style's `assetId` names it in the cache key. */
+  logo?: Uint8Array | undefined
 }
 
 /** The identity of a rendering: format, payload, the style with its defaults filled, and the PNG size. */
@@ -38,18 +40,21 @@ function renderKey(
   style: StyleInput,
   options: RenderRequestOptions,
 ): string {
-  const s = normalizeStyle(style)
+  const { foregroundColor, backgroundColor, errorCorrectionLevel, margin, ...design } = normalizeStyle(style)
   const size = format === 'png' ? (options.size ?? PNG_SIZE.default) : 0
-  return JSON.stringify([
+  const key: unknown[] = [
     RENDERER_VERSION,
     format,
-    s.foregroundColor,
-    s.backgroundColor,
-    s.errorCorrectionLevel,
-    s.margin,
+    foregroundColor,
+    backgroundColor,
+    errorCorrectionLevel,
+    margin,
     size,
     payload,
-  ])
+  ]
+  // The design keys (DESIGN §13), in the order normalizeStyle writes them; a v1 style keeps its key.
+  if (Object.keys(design).length > 0) key.push(design)
+  return JSON.stringify(key)
 }
 
 /**
@@ -82,9 +87,9 @@ export interface RenderCacheStats {
 
 /** `etag`, when the caller already computed it with `renderEtag`, saves computing it again. */
 export interface RenderCache {
-  png(payload: string, style: StyleInput, size?: number, etag?: string): RenderedImage
-  svg(payload: string, style: StyleInput, etag?: string): RenderedImage
-  pdf(payload: string, style: StyleInput, etag?: string): Promise<RenderedImage>
+  png(payload: string, style: StyleInput, size?: number, etag?: string, logo?: Uint8Array): RenderedImage
+  svg(payload: string, style: StyleInput, etag?: string, logo?: Uint8Array): RenderedImage
+  pdf(payload: string, style: StyleInput, etag?: string, logo?: Uint8Array): Promise<RenderedImage>
   stats(): RenderCacheStats
   clear(): void
 }
@@ -142,14 +147,17 @@ export function createRenderCache(options: RenderCacheOptions = {}): RenderCache
   })
 
   return {
-    png(payload, style, size = PNG_SIZE.default, etag = renderEtag('png', payload, style, { size })) {
-      return lookup(etag) ?? store(image('png', renderPng(payload, style, { size }), etag))
+    png(payload, style, size = PNG_SIZE.default, etag = renderEtag('png', payload, style, { size }), logo) {
+      return lookup(etag) ?? store(image('png', renderPng(payload, style, { size, logo }), etag))
     },
-    svg(payload, style, etag = renderEtag('svg', payload, style)) {
-      return lookup(etag) ?? store(image('svg', new TextEncoder().encode(renderSvg(payload, style)), etag))
+    svg(payload, style, etag = renderEtag('svg', payload, style), logo) {
+      return (
+        lookup(etag) ??
+        store(image('svg', new TextEncoder().encode(renderSvg(payload, style, { logo })), etag))
+      )
     },
-    async pdf(payload, style, etag = renderEtag('pdf', payload, style)) {
-      return lookup(etag) ?? store(image('pdf', await renderPdf(payload, style), etag))
+    async pdf(payload, style, etag = renderEtag('pdf', payload, style), logo) {
+      return lookup(etag) ?? store(image('pdf', await renderPdf(payload, style, { logo }), etag))
     },
     stats: () => ({ entries: entries.size, bytes, hits, misses }),
     clear() {
@@ -171,7 +179,7 @@ export async function renderCached(
   options: RenderRequestOptions = {},
   etag?: string,
 ): Promise<RenderedImage> {
-  if (format === 'png') return cache.png(payload, style, options.size, etag)
-  if (format === 'svg') return cache.svg(payload, style, etag)
-  return cache.pdf(payload, style, etag)
+  if (format === 'png') return cache.png(payload, style, options.size, etag, options.logo)
+  if (format === 'svg') return cache.svg(payload, style, etag, options.logo)
+  return cache.pdf(payload, style, etag, options.logo)
 }

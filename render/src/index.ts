@@ -15,7 +15,10 @@ export {
   renderCached,
   renderEtag,
 } from './cache.js'
-export { type Creatable, type CreatableOptions, checkCreatable } from './creatable.js'
+export { type Creatable, type CreatableOptions, checkCreatable, styleDrawingIssues } from './creatable.js'
+export { FRAME_FONT_FILE, undrawableCharacters } from './design/font.js'
+export { LogoPlacementError } from './design/logo.js'
+export { renderDesignPixels } from './design/render.js'
 export { PDF_MAX_SIDE_PT, PDF_MODULE_PT, renderPdf } from './pdf.js'
 export { PNG_SIZE, type PngOptions, PngSizeError, renderPng } from './png.js'
 export { type NormalizedStyle, normalizeStyle, type StyleInput } from './style.js'

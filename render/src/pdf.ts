@@ -1,3 +1,6 @@
+import { isDesigned } from '@qrctl/contract'
+import { sceneToPdf } from './design/draw.js'
+import { designScene } from './design/render.js'
 import { normalizeStyle, type StyleInput } from './style.js'
 import { createSymbol, forEachDarkRun } from './symbol.js'
 
@@ -14,17 +17,23 @@ const CREATION_DATE = new Date('2026-01-01T00:00:00Z')
  * background colour; the dark modules are one filled path of rectangles (one per horizontal run).
  * @example await renderPdf('https://example.com', { foregroundColor: '#1A1A2E' }) // Uint8Array starting with %PDF-
  */
-export async function renderPdf(payload: string, style: StyleInput): Promise<Uint8Array> {
+export async function renderPdf(
+  payload: string,
+  style: StyleInput,
+  options: { logo?: Uint8Array | undefined } = {},
+): Promise<Uint8Array> {
   const s = normalizeStyle(style)
+  const scene = isDesigned(s) ? designScene(payload, s, options.logo) : undefined
   const symbol = createSymbol(payload, s.errorCorrectionLevel)
-  const n = symbol.size + 2 * s.margin
+  const n = scene ? Math.max(scene.width, scene.height) : symbol.size + 2 * s.margin
   const unit = Math.min(PDF_MODULE_PT, PDF_MAX_SIDE_PT / n)
   const side = n * unit
+  const [pageWidth, pageHeight] = scene ? [scene.width * unit, scene.height * unit] : [side, side]
   // Loaded here, not at import: pdfkit costs ~120-250 ms to load, and most users of the renderer
   // (the CLI's batch checks and terminal output) never draw a PDF.
   const { default: PDFDocument } = await import('pdfkit')
   const doc = new PDFDocument({
-    size: [side, side],
+    size: [pageWidth, pageHeight],
     margin: 0,
     info: { Title: 'QR code', Creator: 'qrctl', CreationDate: CREATION_DATE },
   })
@@ -34,12 +43,21 @@ export async function renderPdf(payload: string, style: StyleInput): Promise<Uin
     doc.on('end', resolve)
     doc.on('error', reject)
   })
+  if (scene) {
+    sceneToPdf(doc, scene, unit)
+    doc.end()
+    return collect(chunks, done)
+  }
   doc.rect(0, 0, side, side).fill(s.backgroundColor)
   forEachDarkRun(symbol, (col, row, length) => {
     doc.rect((col + s.margin) * unit, (row + s.margin) * unit, length * unit, unit)
   })
   doc.fill(s.foregroundColor)
   doc.end()
+  return collect(chunks, done)
+}
+
+async function collect(chunks: Buffer[], done: Promise<void>): Promise<Uint8Array> {
   await done
   const pdf = Buffer.concat(chunks)
   return new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength)

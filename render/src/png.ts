@@ -1,5 +1,7 @@
-import { parseHexColor } from '@qrctl/contract'
+import { isDesigned, parseHexColor } from '@qrctl/contract'
 import { encode } from 'fast-png'
+import { sceneToPng } from './design/draw.js'
+import { designScene } from './design/render.js'
 import { normalizeStyle, type StyleInput } from './style.js'
 import { createSymbol, type QrSymbol } from './symbol.js'
 
@@ -8,6 +10,8 @@ export const PNG_SIZE = { min: 64, max: 4096, default: 512 } as const
 export interface PngOptions {
   /** Width and height in pixels, 64–4096 (default 512). */
   size?: number
+  /** The PNG of `style.logo`'s asset (DESIGN §13). */
+  logo?: Uint8Array | undefined
 }
 
 /** A PNG too small to give every module at least one pixel: it would not scan. */
@@ -67,7 +71,8 @@ function rasterize(symbol: QrSymbol, margin: number, size: number): Uint8Array {
 
 /**
  * The code as a `size`×`size` PNG: a 2-colour palette at 1 bit per pixel, so the style's colours
- * are exact and the file is small and fast to encode.
+ * are exact and the file is small and fast to encode. A style with design keys (DESIGN §13) is
+ * drawn from its outlines instead, `size` px wide (a frame makes it taller).
  * @example renderPng('https://example.com', { margin: 2 }, { size: 1024 }) // Uint8Array of a 1024×1024 PNG
  */
 export function renderPng(payload: string, style: StyleInput, options: PngOptions = {}): Uint8Array {
@@ -77,6 +82,12 @@ export function renderPng(payload: string, style: StyleInput, options: PngOption
       `size must be a whole number of pixels, ${PNG_SIZE.min}–${PNG_SIZE.max}, got ${size}`,
     )
   const s = normalizeStyle(style)
+  if (isDesigned(s)) {
+    // Shapes, gradients and frames are drawn as vector outlines and rasterised (DESIGN §13).
+    const scene = designScene(payload, s, options.logo)
+    if (size < scene.width) throw new PngSizeError(size, Math.ceil(scene.width))
+    return sceneToPng(scene, size)
+  }
   const symbol = createSymbol(payload, s.errorCorrectionLevel)
   const minSize = symbol.size + 2 * s.margin
   if (size < minSize) throw new PngSizeError(size, minSize)

@@ -1,9 +1,13 @@
+import { isDesigned } from '@qrctl/contract'
+import { renderDesignSvg } from './design/render.js'
 import { normalizeStyle, type StyleInput } from './style.js'
 import { createSymbol, forEachDarkRun } from './symbol.js'
 
 export interface SvgOptions {
   /** Adds `width` and `height` in pixels; without it the SVG takes the size of its container. */
   size?: number
+  /** The PNG of `style.logo`'s asset (DESIGN §13). */
+  logo?: Uint8Array | undefined
 }
 
 /**
@@ -15,6 +19,7 @@ export function renderSvg(payload: string, style: StyleInput, options: SvgOption
   if (options.size !== undefined && !(Number.isInteger(options.size) && options.size > 0))
     throw new RangeError(`size must be a positive whole number of pixels, got ${options.size}`)
   const s = normalizeStyle(style)
+  if (isDesigned(s)) return renderDesignSvg(payload, s, options.size, options.logo)
   const symbol = createSymbol(payload, s.errorCorrectionLevel)
   const n = symbol.size + 2 * s.margin
   // Each run is a closed rectangle `h{len}v1h-{len}z`; after `z` the pen is back at the run's

@@ -1,6 +1,7 @@
 import { type Api, createApi } from './api.js'
 import { type QrctlOptions, type RateLimit, type ResponseInfo, resolveOptions } from './options.js'
 import { ApiKeys } from './resources/api-keys.js'
+import { Assets } from './resources/assets.js'
 import { QrCodes } from './resources/qr-codes.js'
 import { Showcases } from './resources/showcases.js'
 import { Tags } from './resources/tags.js'
@@ -27,6 +28,8 @@ export class Qrctl {
   readonly webhooks: Webhooks
   /** Tags in use, with counts: list. */
   readonly tags: Tags
+  /** Images such as logos for `style.logo`: list, listAll, create, get, content, delete. */
+  readonly assets: Assets
   /** The server root requests go to. */
   readonly baseUrl: string
   readonly #transport: Transport
@@ -41,6 +44,7 @@ export class Qrctl {
     this.apiKeys = new ApiKeys(api)
     this.webhooks = new Webhooks(api)
     this.tags = new Tags(api)
+    this.assets = new Assets(api)
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   QrctlPermissionError,
   QrctlRateLimitError,
   QrctlServerError,
+  QrctlUnscannableError,
   QrctlValidationError,
 } from './errors.js'
 
@@ -24,6 +25,7 @@ describe('errorFromResponse', () => {
   it.each([
     [400, 'validation_error', QrctlValidationError],
     [400, 'invalid_json', QrctlValidationError],
+    [400, 'unscannable', QrctlUnscannableError],
     [401, 'unauthorized', QrctlAuthenticationError],
     [403, 'plan_required', QrctlPermissionError],
     [403, 'insufficient_scope', QrctlPermissionError],
@@ -46,6 +48,16 @@ describe('errorFromResponse', () => {
       requestId: 'req_1',
       name: errorClass.name,
     })
+  })
+
+  it('keeps the checks of an unscannable design, and is a validation error too', () => {
+    const checks = [
+      { size: 256, decoder: 'jsqr', ok: false },
+      { size: 1024, decoder: 'zxing-cpp', ok: true },
+    ]
+    const error = errorFromResponse(400, body('unscannable', { checks }), headers())
+    expect(error).toBeInstanceOf(QrctlValidationError)
+    expect((error as QrctlUnscannableError).checks).toEqual(checks)
   })
 
   it('keeps the validation issues', () => {

@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorBody, type ErrorCode, type Issue } from '@qrctl/contract'
+import { type DecodeCheck, ERROR_STATUS, type ErrorBody, type ErrorCode, type Issue } from '@qrctl/contract'
 
 /**
  * The `code` of an API error: one of the contract's error codes, or `http_error` for an answer
@@ -79,6 +79,19 @@ export class QrctlValidationError extends QrctlApiError {
   }
 }
 
+/**
+ * 400 `unscannable`: a styled code failed the decode check and was not saved (DESIGN §13).
+ * A `QrctlValidationError` too, so code that handles bad input handles this.
+ * @example catch (e) { if (e instanceof QrctlUnscannableError) console.log(e.checks.filter((c) => !c.ok)) }
+ */
+export class QrctlUnscannableError extends QrctlValidationError {
+  override name = 'QrctlUnscannableError'
+  /** Each render of the check: its size in px, the decoder, and whether it read the code. */
+  get checks(): DecodeCheck[] {
+    return this.details.checks ?? []
+  }
+}
+
 /** 401: the API key is missing, malformed, unknown or revoked. */
 export class QrctlAuthenticationError extends QrctlApiError {
   override name = 'QrctlAuthenticationError'
@@ -154,6 +167,7 @@ export function errorFromResponse(status: number, body: unknown, headers: Header
     requestId: headers.get('x-request-id') ?? undefined,
     headers,
   }
+  if (status === 400 && code === 'unscannable') return new QrctlUnscannableError(init)
   if (status === 400) return new QrctlValidationError(init)
   if (status === 401) return new QrctlAuthenticationError(init)
   if (status === 403) return new QrctlPermissionError(init)

@@ -12,6 +12,7 @@ export {
   QrctlPermissionError,
   QrctlRateLimitError,
   QrctlServerError,
+  QrctlUnscannableError,
   QrctlValidationError,
 } from './errors.js'
 export type {
@@ -24,6 +25,7 @@ export type {
   RetryEvent,
 } from './options.js'
 export type { ApiKeys } from './resources/api-keys.js'
+export type { Assets } from './resources/assets.js'
 export type {
   BatchOptions,
   CreateManyOptions,

@@ -88,3 +88,10 @@ export type RedirectRule = NonNullable<QrCode['rules']>[number]
 export type RuleCondition = RedirectRule['conditions'][number]
 /** `utm_*` parameters added to a code's own destinations. */
 export type Utm = NonNullable<QrCode['utm']>
+/** An image of the account (a logo for `style.logo`), stored as PNG. */
+export type Asset = Ok<Routes['assets']['get'], 200>['data']
+/** One page of assets, newest first. */
+export type AssetPage = Ok<Routes['assets']['list'], 200>
+export type ListAssetsParams = NonNullable<Request<Routes['assets']['list']>['query']>
+/** A new asset: `contentType` and the image as base64 `data`. */
+export type CreateAssetParams = Request<Routes['assets']['create']>['body']

@@ -14,6 +14,8 @@ export interface BatchFlags {
   dryRun?: boolean
   out?: string
   retryFailed?: string
+  /** `--style FILE.json`: applied to every row; a row's own style columns override its keys. */
+  style?: Record<string, unknown>
 }
 
 async function readInput(session: Session, file: string): Promise<Buffer> {
@@ -41,14 +43,14 @@ async function failedLines(session: Session, file: string): Promise<Set<number>>
 }
 
 /** Reads, maps and checks every row; nothing is sent before this has seen the whole file. */
-async function prepare(session: Session, file: string) {
+async function prepare(session: Session, file: string, style?: Record<string, unknown>) {
   const input = await readInput(session, file)
   const fileHash = createHash('sha256').update(input).digest('hex').slice(0, 16)
   const columns = await batchColumns()
   const spelling = new Map<string, string>()
   const { rows } = readCsv(input, headerMapper(columns.all, ['name', 'contentType', 'content'], spelling))
   session.ui.setSpinnerText(`Checking ${rows.length.toLocaleString('en-US')} rows…`)
-  const checked = await checkRows(rows, columns, spelling)
+  const checked = await checkRows(rows, columns, spelling, style)
   deriveExternalIds(
     file,
     checked.flatMap((row) => (row.ok ? [row] : [])),
@@ -125,7 +127,7 @@ async function batch(session: Session, file: string, flags: BatchFlags, signal: 
   const label = file === '-' ? 'stdin' : file
   const retry = flags.retryFailed ? await failedLines(session, flags.retryFailed) : undefined
   const stopSpinner = ui.spin(`Reading ${label}…`)
-  const prepared = await prepare(session, file).finally(stopSpinner)
+  const prepared = await prepare(session, file, flags.style).finally(stopSpinner)
   signal.throwIfAborted()
   const { fileHash, names } = prepared
   const checked = retry ? prepared.checked.filter((row) => retry.has(row.line)) : prepared.checked

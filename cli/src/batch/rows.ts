@@ -80,9 +80,10 @@ function toInput(
   cells: Record<string, string>,
   columns: { top: readonly string[]; style: readonly string[] },
   splitTagCell: (cell: string) => string[],
+  baseStyle: Record<string, unknown> = {},
 ): { input: Record<string, unknown>; issues: RowIssue[] } {
   const input: Record<string, unknown> = {}
-  const style: Record<string, unknown> = {}
+  const style: Record<string, unknown> = { ...baseStyle }
   const issues: RowIssue[] = []
   const cell = (name: string) => {
     const raw = cells[name] ?? ''
@@ -111,6 +112,7 @@ export async function checkRows(
   rows: readonly CsvRow[],
   columns: { top: readonly string[]; style: readonly string[] },
   spelling: ReadonlyMap<string, string> = new Map(),
+  style: Record<string, unknown> = {},
 ): Promise<CheckedRow[]> {
   const { checkCreatable } = await loadRender()
   const { splitTagCell } = await loadContract()
@@ -125,7 +127,7 @@ export async function checkRows(
   }
   return rows.map((row): CheckedRow => {
     if (row.error) return { line: row.line, ok: false, issues: [{ field: 'row', message: row.error }] }
-    const { input, issues } = toInput(row.cells, columns, splitTagCell)
+    const { input, issues } = toInput(row.cells, columns, splitTagCell, style)
     const checked = checkCreatable(input)
     if (!checked.ok || issues.length > 0) {
       const found = checked.ok

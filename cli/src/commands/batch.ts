@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import type { BatchFlags } from '../batch/batch.js'
+import { styleFile } from '../design-options.js'
 import { withExamples } from '../help.js'
 import type { Session } from '../session.js'
 
@@ -14,7 +15,9 @@ export function registerBatchCommand(program: Command, session: Session): void {
       'write each row’s result as CSV: line, status, id, name, shortCode, shortUrl, error, externalId',
     )
     .option('--retry-failed <results>', 'send only the rows that failed in RESULTS.csv (an earlier --out)')
+    .option('--style <file.json>', 'a style (JSON) for every row; style columns override its keys', styleFile)
   withExamples(command, [
+    'qrctl batch codes.csv --style brand.json',
     'qrctl batch codes.csv --dry-run',
     'qrctl batch codes.csv --out results.csv',
     'cat codes.csv | qrctl batch - --json > results.json',

@@ -1,8 +1,15 @@
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { extname } from 'node:path'
 import { type Command, Option } from 'commander'
 import { CONTENT_TYPES, type ContentTypeChoice, IMAGE_FORMATS, type ImageFormatChoice } from '../choices.js'
 import { codeRef, resolveCodeId } from '../code-ref.js'
+import {
+  addDesignOptions,
+  combineStyle,
+  DESIGN_FLAG_NAMES,
+  type DesignFlags,
+  designFromFlags,
+} from '../design-options.js'
 import { CliError, usageError } from '../errors.js'
 import { withExamples } from '../help.js'
 import { loadContract, loadRender } from '../lazy.js'
@@ -100,7 +107,7 @@ function registerImage(program: Command, session: Session): void {
   })
 }
 
-interface RenderFlags extends StyleFlags, OutputFlags {
+interface RenderFlags extends StyleFlags, DesignFlags, OutputFlags {
   contentType: ContentTypeChoice
   content: string
   invert?: boolean
@@ -114,6 +121,26 @@ const RENDER_FLAGS: Record<string, string> = {
   'style.backgroundColor': '--bg',
   'style.errorCorrectionLevel': '--ec',
   'style.margin': '--margin',
+  ...DESIGN_FLAG_NAMES,
+}
+
+/** Offline, `--logo` names the PNG to draw; the style needs an asset id, which this stands in for. */
+const OFFLINE_LOGO_ID = '00000000-0000-4000-8000-000000000000'
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+
+async function offlineLogo(file: string | undefined): Promise<Uint8Array | undefined> {
+  if (!file) return undefined
+  let bytes: Buffer
+  try {
+    bytes = await readFile(file)
+  } catch (error) {
+    throw new CliError(`--logo: cannot read ${file}: ${(error as Error).message}`)
+  }
+  if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE))
+    throw new CliError('--logo: an offline render draws PNG logos only', {
+      hint: 'Convert the logo to PNG, or create the code on the server, which accepts JPEG, WebP and SVG too.',
+    })
+  return bytes
 }
 
 /**
@@ -122,9 +149,12 @@ const RENDER_FLAGS: Record<string, string> = {
  * capacity at the chosen level.
  */
 async function validateStatic(flags: RenderFlags) {
-  const { CreateQrCode, encodePayload } = await loadContract()
+  const { CreateQrCode, encodePayload, withLogoLevel } = await loadContract()
   const { checkCapacity } = await loadRender()
-  const style = styleFromFlags(flags)
+  const style = combineStyle(
+    styleFromFlags(flags),
+    designFromFlags(flags, flags.logo ? OFFLINE_LOGO_ID : undefined),
+  )
   const parsed = CreateQrCode.safeParse({
     name: 'render',
     contentType: flags.contentType,
@@ -142,7 +172,9 @@ async function validateStatic(flags: RenderFlags) {
   }
   const encoded = encodePayload(parsed.data)
   if (!encoded.ok) throw new CliError(`--content: ${encoded.message}`)
-  const fit = checkCapacity(encoded.payload, parsed.data.style?.errorCorrectionLevel ?? 'M')
+  // A logo raises the level (DESIGN §13), as the server would store it.
+  const level = parsed.data.style ? withLogoLevel(parsed.data.style).errorCorrectionLevel : undefined
+  const fit = checkCapacity(encoded.payload, level ?? 'M')
   if (!fit.ok) throw new CliError(`--content: ${fit.message}`)
   return { payload: encoded.payload, style: parsed.data.style ?? null }
 }
@@ -156,6 +188,7 @@ function registerRender(program: Command, session: Session): void {
     )
     .requiredOption('-c, --content <content>', 'the content, valid for its type ("-" reads stdin)')
   addStyleOptions(command)
+  addDesignOptions(command, { canUpload: false })
   addOutputOptions(command, 'write FILE.png, FILE.svg or FILE.pdf ("-" for stdout); default: the terminal')
   command.option('--invert', 'terminal output without colour: draw the light modules, for dark backgrounds')
   withExamples(command, [
@@ -168,6 +201,7 @@ function registerRender(program: Command, session: Session): void {
     const { ui } = session
     const content = await valueOrStdin(ui, flags.content)
     const { payload, style } = await validateStatic({ ...flags, content })
+    const logo = await offlineLogo(flags.logo)
     const render = await loadRender()
     const format = pickFormat(flags, undefined)
     if (!format) {
@@ -185,14 +219,20 @@ function registerRender(program: Command, session: Session): void {
     }
     const target = flags.output ?? '-'
     if (format === 'svg')
-      await writeImage(ui, target, format, new TextEncoder().encode(render.renderSvg(payload, style)))
-    else if (format === 'pdf') await writeImage(ui, target, format, await render.renderPdf(payload, style))
+      await writeImage(
+        ui,
+        target,
+        format,
+        new TextEncoder().encode(render.renderSvg(payload, style, { logo })),
+      )
+    else if (format === 'pdf')
+      await writeImage(ui, target, format, await render.renderPdf(payload, style, { logo }))
     else
       await writeImage(
         ui,
         target,
         format,
-        render.renderPng(payload, style, flags.size ? { size: flags.size } : {}),
+        render.renderPng(payload, style, { logo, ...(flags.size ? { size: flags.size } : {}) }),
       )
   })
 }

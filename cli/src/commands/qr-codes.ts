@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises'
+import { basename } from 'node:path'
 import type { CreateQrCodeParams, QrCode, UpdateQrCodeParams } from '@qrctl/sdk'
 import { type Command, Option } from 'commander'
 import {
@@ -9,7 +11,15 @@ import {
   type SortChoice,
 } from '../choices.js'
 import { codeRef, resolveCodeId } from '../code-ref.js'
-import { usageError } from '../errors.js'
+import {
+  addDesignOptions,
+  combineStyle,
+  DESIGN_FLAG_NAMES,
+  type DesignFlags,
+  designFromFlags,
+  logoContentType,
+} from '../design-options.js'
+import { CliError, usageError } from '../errors.js'
 import { withExamples } from '../help.js'
 import {
   addPageOptions,
@@ -36,7 +46,7 @@ import {
   QR_CODE_TABLE,
 } from './qr-code-views.js'
 
-interface CreateFlags extends StyleFlags, RedirectFlags {
+interface CreateFlags extends StyleFlags, RedirectFlags, DesignFlags {
   name: string
   contentType: ContentTypeChoice
   content: string
@@ -45,7 +55,7 @@ interface CreateFlags extends StyleFlags, RedirectFlags {
   externalId?: string
 }
 
-interface UpdateFlags extends StyleFlags, RedirectFlags {
+interface UpdateFlags extends StyleFlags, RedirectFlags, DesignFlags {
   name?: string
   content?: string
   targetUrl?: string
@@ -69,6 +79,26 @@ const CODE_FLAGS = {
   'style.errorCorrectionLevel': '--ec',
   'style.margin': '--margin',
   ...REDIRECT_FLAG_NAMES,
+  ...DESIGN_FLAG_NAMES,
+}
+
+/** `--logo FILE` uploaded as an asset of the account; its id goes into `style.logo`. */
+async function uploadLogo(session: Session, file: string): Promise<string> {
+  let bytes: Buffer
+  try {
+    bytes = await readFile(file)
+  } catch (error) {
+    throw new CliError(`--logo: cannot read ${file}: ${(error as Error).message}`)
+  }
+  const params = { name: basename(file), contentType: logoContentType(file), data: bytes.toString('base64') }
+  const asset = await session.call((client) => client.assets.create(params), 'Uploading the logo…')
+  return asset.id
+}
+
+/** Every style flag of create and update, `--logo FILE` uploaded first. */
+async function styleOf(session: Session, flags: StyleFlags & DesignFlags) {
+  const logoId = flags.logo ? await uploadLogo(session, flags.logo) : undefined
+  return combineStyle(styleFromFlags(flags), designFromFlags(flags, logoId))
 }
 
 function showCode(session: Session, code: QrCode): void {
@@ -93,8 +123,10 @@ function registerCreate(program: Command, session: Session): void {
     .option('--external-id <id>', 'your own key for the code, unique among your codes (1–255 characters)')
   addStyleOptions(command)
   addRedirectOptions(command, false)
+  addDesignOptions(command, { canUpload: true })
   withExamples(command, [
     'qrctl create --name Menu --content https://example.com/menu --type dynamic',
+    'qrctl create --name Menu --content https://example.com/menu --module-shape dot --finder-shape rounded --logo logo.png --frame-text "Scan for the menu"',
     'qrctl create --name Wifi -t wifi --content "WIFI:T:WPA;S:Cafe;P:espresso42;;" --ec H',
     'qrctl create --name Card -t vcard --content - < card.vcf',
     'qrctl create --name Promo --content https://example.com --fg "#1A1A2E" --margin 2 --json',
@@ -103,7 +135,7 @@ function registerCreate(program: Command, session: Session): void {
   ])
   command.action(async (flags: CreateFlags) => {
     session.flagNames = CODE_FLAGS
-    const style = styleFromFlags(flags)
+    const style = (await styleOf(session, flags)) as CreateQrCodeParams['style']
     const redirect = await redirectParams(session, flags)
     // Only dynamic codes redirect: a redirect flag without --type means a dynamic code.
     const type = flags.type ?? (Object.keys(redirect).length > 0 ? 'dynamic' : undefined)
@@ -266,10 +298,10 @@ async function updateParams(session: Session, id: string, flags: UpdateFlags): P
     ...(flags.inactive ? { isActive: false } : {}),
     ...(await redirectParams(session, flags, () => session.call((client) => client.qrCodes.get(id)))),
   }
-  const style = styleFromFlags(flags)
+  const style = await styleOf(session, flags)
   if (style) {
     const current = await session.call((client) => client.qrCodes.get(id))
-    params.style = { ...current.style, ...style }
+    params.style = { ...current.style, ...style } as UpdateQrCodeParams['style']
   }
   if (Object.keys(params).length === 0)
     throw usageError(
@@ -294,8 +326,10 @@ function registerUpdate(program: Command, session: Session): void {
     .option('--inactive', 'pause a dynamic code: its short link answers 410')
   addStyleOptions(command)
   addRedirectOptions(command, true)
+  addDesignOptions(command, { canUpload: true })
   withExamples(command, [
     'qrctl update 6f1c… --target-url https://example.com/summer',
+    'qrctl update 6f1c… --style brand.json',
     'qrctl update 6f1c… --inactive',
     'qrctl update 6f1c… --fg "#003366" --ec Q',
     'qrctl update 6f1c… --expires-at 2026-12-31T23:59:59+01:00 --expired-url https://example.com/over',

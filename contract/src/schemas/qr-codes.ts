@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { contrastRatio, relativeLuminance } from '../payload/contrast.js'
 import { CONTENT_TYPES, encodePayload } from '../payload/encoders.js'
 import { HexColor, httpUrl, pageQuery, QueryBoolean, strictObject } from './common.js'
+import { designColorIssues, designShape } from './designs.js'
 import { redirectFieldsOnStatic, redirectFieldsOut, redirectFieldsShape } from './redirect-rules.js'
 import { TAG_LIMIT, Tag, Tags } from './tags.js'
 
@@ -41,8 +42,14 @@ const styleShape = {
     .max(16, 'Must be 0–16')
     .optional()
     .describe('Quiet zone in modules, 0–16 (default 4)'),
+  // DESIGN §13: shapes, finder colour, gradient, frame (schemas/designs.ts).
+  ...designShape,
 }
-type StyleShape = z.infer<z.ZodObject<typeof styleShape>>
+/** The v1 keys, which all have defaults; the §13 keys default to "not drawn". */
+type StyleShape = Pick<
+  z.infer<z.ZodObject<typeof styleShape>>,
+  'foregroundColor' | 'backgroundColor' | 'errorCorrectionLevel' | 'margin'
+>
 
 /**
  * How a code is drawn. Every key is optional; unknown keys are rejected, and so are colour
@@ -67,6 +74,8 @@ export const Style = strictObject(styleShape).superRefine((style, ctx) => {
       message: `Foreground ${fg} is lighter than background ${bg}; many scanners cannot read inverted codes`,
     })
   }
+  for (const issue of designColorIssues(style, fg, bg, MIN_CONTRAST_RATIO))
+    ctx.addIssue({ code: z.ZodIssueCode.custom, ...issue })
 })
 export type Style = z.infer<typeof Style>
 

@@ -188,9 +188,23 @@ export interface WebhookDeliveriesTable {
   created_at: string
 }
 
+/** Images of an account (DESIGN §13), stored as PNG, base64. */
+export interface AssetsTable {
+  id: string
+  account_id: string
+  name: string | null
+  content_type: string
+  width: number
+  height: number
+  bytes: number
+  data: string
+  created_at: string
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
+  assets: AssetsTable
   qr_codes: QrCodesTable
   qr_code_tags: QrCodeTagsTable
   idempotency_keys: IdempotencyKeysTable

@@ -7,6 +7,7 @@ import swaggerUi from 'swagger-ui-express'
 import type { Ctx } from '../context.js'
 import { isDatabaseReady } from '../db/database.js'
 import { createApiKeysRouter } from '../modules/api-keys/api-keys.router.js'
+import { createAssetsRouter } from '../modules/assets/assets.router.js'
 import { idempotency } from '../modules/idempotency/idempotency.middleware.js'
 import { createQrCodesRouter } from '../modules/qr-codes/qr-codes.router.js'
 import { createTagsRouter } from '../modules/qr-codes/tags.router.js'
@@ -111,6 +112,7 @@ export function createApp({ ctx, gate }: AppDeps): Express {
       apiKeys: createApiKeysRouter(ctx),
       webhooks: createWebhooksRouter(ctx),
       tags: createTagsRouter(ctx),
+      assets: createAssetsRouter(ctx, { imageAnswer }),
     },
     app,
     {

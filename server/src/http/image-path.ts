@@ -96,6 +96,7 @@ export function createImagePath(ctx: Ctx, gate: Gate, lookups: HotLookups): Imag
     let status: number
     try {
       const result = await renderImage(
+        ctx,
         parts.format,
         symbolPayload(ctx, code),
         code,

@@ -4,6 +4,7 @@ import * as createShowcases from './2026_11_22_1000_create_showcases.js'
 import * as createScans from './2026_11_22_1100_create_scans.js'
 import * as addExternalId from './2026_11_24_1200_add_external_id.js'
 import * as uniqueExternalId from './2026_11_24_1210_unique_external_id.js'
+import * as createAssets from './2026_11_25_1000_create_assets.js'
 import * as addRedirectRules from './2026_11_25_1100_add_redirect_rules.js'
 import * as createWebhooks from './2026_11_25_1200_create_webhooks.js'
 import * as createWebhookEvents from './2026_11_25_1210_create_webhook_events.js'
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_1100_create_scans': createScans,
   '2026_11_24_1200_add_external_id': addExternalId,
   '2026_11_24_1210_unique_external_id': uniqueExternalId,
+  '2026_11_25_1000_create_assets': createAssets,
   '2026_11_25_1100_add_redirect_rules': addRedirectRules,
   '2026_11_25_1200_create_webhooks': createWebhooks,
   '2026_11_25_1210_create_webhook_events': createWebhookEvents,

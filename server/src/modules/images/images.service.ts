@@ -10,6 +10,7 @@ import {
 } from '@qrctl/render'
 import type { Ctx } from '../../context.js'
 import { invalidField } from '../../errors.js'
+import { savedLogo } from '../designs/designs.service.js'
 import type { QrCodeRecord } from '../qr-codes/qr-codes.repository.js'
 import { getQrCodeRecordOrThrow, symbolPayload } from '../qr-codes/qr-codes.service.js'
 
@@ -54,11 +55,12 @@ export async function renderQrCodeImage(
   ifNoneMatch: string | undefined,
 ): Promise<ImageResult> {
   const code = await getQrCodeRecordOrThrow(ctx, accountId, id)
-  return renderImage(format, symbolPayload(ctx, code), code, query, ifNoneMatch)
+  return renderImage(ctx, format, symbolPayload(ctx, code), code, query, ifNoneMatch)
 }
 
 /** `renderQrCodeImage` for a code already found and its payload. */
 export async function renderImage(
+  ctx: Ctx,
   format: RenderFormat,
   payload: string,
   code: Pick<QrCodeRecord, 'name' | 'style'>,
@@ -69,7 +71,9 @@ export async function renderImage(
   const etag = renderEtag(format, payload, code.style, options)
   if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
     return { notModified: true, etag }
-  const image = await renderCached(cache, format, payload, code.style, options, etag).catch(
+  // A logo's bytes are needed only to draw; the ETag already names its asset (the style's assetId).
+  const logo = await savedLogo(ctx, code.style)
+  const image = await renderCached(cache, format, payload, code.style, { ...options, logo }, etag).catch(
     (error: unknown) => {
       throw error instanceof PngSizeError ? invalidField('size', error.message) : error
     },

@@ -7,20 +7,23 @@ import {
   externalIdTakenMessage,
   formatBatchError,
   type Issue,
+  isDesigned,
   type ListQrCodesQuery,
   type QrCode,
   type QrType,
   resolveTargetUrl,
   type Style,
   type UpdateQrCode,
+  withLogoLevel,
 } from '@qrctl/contract'
 import { checkCapacity, checkCreatable } from '@qrctl/render'
 import type { Ctx } from '../../context.js'
 import type { Db } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/errors.js'
 import { type BeforeCommit, noBeforeCommit } from '../../db/unit-of-work.js'
-import { conflict, invalidField, notFound, validation } from '../../errors.js'
+import { AppError, conflict, invalidField, notFound, validation } from '../../errors.js'
 import { addDays } from '../../lib/clock.js'
+import { assertScannable, checkDesign, unscannableMessage } from '../designs/designs.service.js'
 import { hashPassword } from '../redirects/password.js'
 import { appendEvents } from '../webhooks/webhook-outbox.js'
 import type { QrCodeChanges, QrCodeRecord } from './qr-codes.repository.js'
@@ -151,6 +154,14 @@ function newRecord(
   }
 }
 
+/**
+ * A styled dynamic code gets its short code before the decode check, so the check reads the
+ * very symbol that will be stored (DESIGN §13), not one with a stand-in link.
+ */
+function prepareDesign(ctx: Ctx, record: QrCodeRecord): void {
+  if (record.type === 'dynamic' && isDesigned(record.style)) record.shortCode = ctx.ids.shortCode()
+}
+
 /** The issues as one validation error; a single issue's message is the error's message. */
 function toValidationError(issues: Issue[]) {
   const [only] = issues
@@ -160,8 +171,12 @@ function toValidationError(issues: Issue[]) {
 /** Gives each dynamic record a fresh short code that no stored code has. */
 async function assignShortCodes(ctx: Ctx, db: Db, records: QrCodeRecord[]): Promise<void> {
   const pending = records.filter((r) => r.type === 'dynamic')
+  // A styled code's short code was drawn before its decode check (see `prepareDesign`): it is
+  // kept unless another code took it meanwhile.
+  let isFirstPass = true
   while (pending.length > 0) {
-    for (const r of pending) r.shortCode = ctx.ids.shortCode()
+    for (const r of pending) if (!isFirstPass || r.shortCode === null) r.shortCode = ctx.ids.shortCode()
+    isFirstPass = false
     const seen = new Set<string>()
     const taken = await repo.takenShortCodes(
       db,
@@ -251,6 +266,9 @@ export async function createQrCode(
     ctx.clock.now().toISOString(),
     passwordHash,
   )
+  prepareDesign(ctx, record)
+  if (isDesigned(record.style))
+    await assertScannable(ctx, accountId, symbolPayload(ctx, record), record.style)
   const created = (refused: Map<QrCodeRecord, string>) => {
     const holder = refused.get(record)
     // Nothing was inserted; throwing rolls the (empty) transaction back before any answer is stored.
@@ -294,6 +312,25 @@ export async function batchCreate(
     indexOf.set(record, index)
     if (checked.input.password) passwords.set(record, checked.input.password)
   })
+  // The decode check of every styled item, one after the other (each is a few renders and
+  // decodes of CPU work); a design that fails is that item's error string (DESIGN §13).
+  for (const record of [...records]) {
+    if (!isDesigned(record.style)) continue
+    prepareDesign(ctx, record)
+    const index = indexOf.get(record) ?? -1
+    let problem: { field: string; message: string } | undefined
+    try {
+      const verdict = await checkDesign(ctx, accountId, symbolPayload(ctx, record), record.style)
+      if (!verdict.ok) problem = { field: 'style', message: unscannableMessage(verdict) }
+    } catch (error) {
+      // Another account's asset, or none: that item's 404, as its error string.
+      if (!(error instanceof AppError) || error.code !== 'not_found') throw error
+      problem = { field: 'style.logo.assetId', message: error.message }
+    }
+    if (!problem) continue
+    errors.push({ index, text: formatBatchError({ index, ...problem }) })
+    records.splice(records.indexOf(record), 1)
+  }
   const answer = (refused: Map<QrCodeRecord, string>): BatchResult => {
     const all = [...errors]
     for (const [record, holder] of refused) {
@@ -326,8 +363,10 @@ export async function updateQrCode(
   ctx: Ctx,
   accountId: string,
   id: string,
-  patch: UpdateQrCode,
+  given: UpdateQrCode,
 ): Promise<QrCode> {
+  // A logo raises the stored error-correction level (DESIGN §13), as on create.
+  const patch = given.style ? { ...given, style: withLogoLevel(given.style) } : given
   // Hashed before the transaction: scrypt is slow on purpose and must not hold a connection.
   const passwordHash = patch.password ? await hashPassword(patch.password) : patch.password
   try {
@@ -336,6 +375,10 @@ export async function updateQrCode(
       if (!current) throw notFound('QR code', id)
       const next = applyPatch(ctx, current, patch, passwordHash)
       if (!next) return toQrCode(ctx, current)
+      // A new style or new content changes the symbol: a styled one must still scan. Checked
+      // here, in the transaction, so it is the stored row's symbol that is checked.
+      if ((patch.style !== undefined || patch.content !== undefined) && isDesigned(next.record.style))
+        await assertScannable(ctx, accountId, symbolPayload(ctx, next.record), next.record.style, trx)
       await repo.updateQrCode(trx, next.record, next.changes)
       const updated = toQrCode(ctx, next.record)
       await appendEvents(ctx, trx, [{ accountId, type: 'qr_code.updated', data: updated, qrCodeId: id }])

@@ -39,5 +39,5 @@ export function renderShowcaseQr(
   format: Extract<RenderFormat, 'png' | 'svg'>,
   ifNoneMatch: string | undefined,
 ) {
-  return renderImage(format, symbolPayload(ctx, code), code, { size: 512 }, ifNoneMatch)
+  return renderImage(ctx, format, symbolPayload(ctx, code), code, { size: 512 }, ifNoneMatch)
 }

@@ -1,0 +1,167 @@
+/**
+ * Styled renders (DESIGN §13, issue #16): a 512 px PNG with dots, rounded finders, a gradient, a
+ * logo and a frame, drawn by @qrctl/render uncached, against the same design drawn by
+ * @liquid-js/qr-code-styling and rasterised the way its Node docs set up (its SVG, through its
+ * peer dependency sharp), in the same run on the same core. Then the save-time decode check,
+ * per code and for a batch of 100.
+ *
+ *   npm run bench:designs -w @qrctl/bench
+ *   BENCH_ROUNDS=9 BENCH_MS=2000 BENCH_BATCH=100 npm run bench:designs -w @qrctl/bench
+ */
+import { readFileSync } from 'node:fs'
+import { cpus } from 'node:os'
+import { QRCodeStyling } from '@liquid-js/qr-code-styling'
+import BorderPlugin from '@liquid-js/qr-code-styling/border-plugin'
+import type { Style } from '@qrctl/contract'
+import { renderPng } from '@qrctl/render'
+import { decodeCheck } from '@qrctl/render/check'
+import sharp from 'sharp'
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const MEASURE_MS = Number(process.env.BENCH_MS ?? 1000)
+const BATCH = Number(process.env.BENCH_BATCH ?? 100)
+const WARMUP_MS = 300
+const PAYLOADS = [
+  'https://qrctl.example/r/aZ3kP9q',
+  'https://qrctl.example/r/Q7mWx2L',
+  'https://qrctl.example/r/b8RtY4n',
+]
+
+const LOGO = await sharp({ create: { width: 256, height: 256, channels: 4, background: '#C62828' } })
+  .png()
+  .toBuffer()
+
+const STYLE: Style = {
+  moduleShape: 'dot',
+  finderShape: 'rounded',
+  finderDotShape: 'rounded',
+  gradient: { type: 'linear', colors: ['#1A237E', '#4A148C'], rotation: 45 },
+  logo: { assetId: '00000000-0000-4000-8000-000000000000', size: 0.2, padding: 1 },
+  frame: { style: 'box', text: 'Scan for the menu' },
+}
+
+/** The same design in qr-code-styling's options. */
+function styling(data: string) {
+  return new QRCodeStyling({
+    data,
+    width: 512,
+    height: 512,
+    qrOptions: { errorCorrectionLevel: 'Q' },
+    dotsOptions: {
+      type: 'dots',
+      gradient: {
+        type: 'linear',
+        rotation: Math.PI / 4,
+        colorStops: [
+          { offset: 0, color: '#1A237E' },
+          { offset: 1, color: '#4A148C' },
+        ],
+      },
+    },
+    cornersSquareOptions: { type: 'extra-rounded', color: '#1A237E' },
+    cornersDotOptions: { type: 'dot', color: '#1A237E' },
+    backgroundOptions: { color: '#FFFFFF', margin: 4 },
+    image: LOGO,
+    imageOptions: { imageSize: 0.2, margin: 1 },
+    plugins: [
+      new BorderPlugin({
+        size: 40,
+        color: '#000000',
+        text: { font: 'sans-serif', color: '#FFFFFF', size: 24, bottom: { content: 'Scan for the menu' } },
+      }),
+    ],
+  })
+}
+
+interface Candidate {
+  name: string
+  against?: string
+  run: (payload: string) => unknown
+}
+
+const CANDIDATES: Candidate[] = [
+  {
+    name: 'qr-code-styling SVG + sharp PNG 512',
+    run: async (p) =>
+      sharp(Buffer.from((await styling(p).serialize()) ?? ''))
+        .png()
+        .toBuffer(),
+  },
+  {
+    name: 'qrctl styled PNG 512',
+    against: 'qr-code-styling SVG + sharp PNG 512',
+    run: (p) => renderPng(p, STYLE, { size: 512, logo: LOGO }),
+  },
+  {
+    name: 'qrctl plain PNG 512',
+    against: 'qrctl styled PNG 512',
+    run: (p) => renderPng(p, null, { size: 512 }),
+  },
+]
+
+async function rate(candidate: Candidate, ms: number): Promise<number> {
+  let count = 0
+  const start = performance.now()
+  let elapsed = 0
+  do {
+    const result = candidate.run(PAYLOADS[count % PAYLOADS.length]!)
+    if (result instanceof Promise) await result
+    count++
+    elapsed = performance.now() - start
+  } while (elapsed < ms)
+  return (count * 1000) / elapsed
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+function affinity(): string {
+  try {
+    return readFileSync('/proc/self/status', 'utf8').match(/Cpus_allowed_list:\s*(\S+)/)?.[1] ?? '?'
+  } catch {
+    return '?'
+  }
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(
+    `node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, cores allowed: ${affinity()}\n` +
+      `${ROUNDS} rounds × ${MEASURE_MS} ms per candidate, order rotated each round; medians\n\n`,
+  )
+  for (const candidate of CANDIDATES) await rate(candidate, WARMUP_MS)
+  const samples = new Map<string, number[]>(CANDIDATES.map((c) => [c.name, []]))
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = CANDIDATES.map((_, i) => CANDIDATES[(i + round) % CANDIDATES.length]!)
+    for (const candidate of order) samples.get(candidate.name)!.push(await rate(candidate, MEASURE_MS))
+  }
+  const rates = new Map([...samples].map(([name, values]) => [name, median(values)]))
+  const width = Math.max(...CANDIDATES.map((c) => c.name.length))
+  for (const c of CANDIDATES) {
+    const r = rates.get(c.name)!
+    const ratio = c.against ? `  ${(r / rates.get(c.against)!).toFixed(1)}× ${c.against}` : ''
+    process.stdout.write(
+      `${c.name.padEnd(width)}  ${r.toFixed(0).padStart(6)} /s  ${(1000 / r).toFixed(2).padStart(7)} ms${ratio}\n`,
+    )
+  }
+  const speedup = rates.get('qrctl styled PNG 512')! / rates.get('qr-code-styling SVG + sharp PNG 512')!
+  process.stdout.write(
+    `\nTarget: styled PNG ≥ 3× qr-code-styling: ${speedup >= 3 ? 'met' : 'MISSED'} (${speedup.toFixed(1)}×)\n`,
+  )
+
+  // The decode check of a batch: what POST /qr-codes/batch spends beyond storing the rows.
+  const start = performance.now()
+  let failed = 0
+  for (let i = 0; i < BATCH; i++) {
+    const result = await decodeCheck(`https://qrctl.example/r/Bt${String(i).padStart(5, '0')}`, STYLE, LOGO)
+    if (!result.ok) failed++
+  }
+  const seconds = (performance.now() - start) / 1000
+  process.stdout.write(
+    `Decode check of ${BATCH} styled codes: ${seconds.toFixed(1)} s (${((seconds * 1000) / BATCH).toFixed(0)} ms each, ${failed} refused); target < 5 s for 100: ${seconds * (100 / BATCH) < 5 ? 'met' : 'MISSED'}\n`,
+  )
+}
+
+await main()

@@ -1,0 +1,6 @@
+/**
+ * `@qrctl/render/check`: the decode check of styled codes (DESIGN §13) and its decoders. A
+ * subpath of its own, so plain rendering never loads the decoders' wasm.
+ */
+export { DECODE_CHECK_LARGE, type DecodeCheckResult, decodeCheck, smallCheckSize } from './decode-check.js'
+export { type Bitmap, DECODERS, type Decoder, decodeJsqr, decodeZxing } from './decoders.js'
