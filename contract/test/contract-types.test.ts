@@ -197,6 +197,28 @@ const server: ServerStub<Contract> = {
       },
     }),
   },
+  analytics: {
+    account: async ({ query }) => ({
+      status: 200,
+      body: { data: { ...analytics, timezone: query.timezone ?? 'UTC', topCodes: [] } },
+    }),
+    export: async () => ({ status: 200, body: 'scannedAt\r\n' }),
+    scans: async () => ({
+      status: 200,
+      body: {
+        data: {
+          from: '2026-11-21',
+          to: '2026-11-21',
+          timezone: 'UTC',
+          totalEvents: 2,
+          byDate: [{ date: '2026-11-21', count: 2 }],
+          byCountry: [],
+          byDevice: [],
+          byReferrer: [],
+        },
+      },
+    }),
+  },
 }
 
 type Handler = (request: unknown) => Promise<{ status: number; body: unknown }>
@@ -485,6 +507,9 @@ describe('the server stub', () => {
         'apiKeys.list',
         'apiKeys.revoke',
         'apiKeys.rotate',
+        'analytics.account',
+        'analytics.export',
+        'analytics.scans',
         'qrCodes.analytics',
         'qrCodes.batch',
         'qrCodes.create',
@@ -518,6 +543,9 @@ describe('the server stub', () => {
     await client.qrCodes.imagePng({ params: { id: CODE_ID } })
     await client.qrCodes.imageSvg({ params: { id: CODE_ID } })
     await client.qrCodes.imagePdf({ params: { id: CODE_ID } })
+    await client.analytics.account({ query: { timezone: 'Asia/Kathmandu' } })
+    await client.analytics.export({ query: { from: '2026-11-01', to: '2026-11-21' } })
+    await client.analytics.scans({ params: { id: CODE_ID } })
     await client.showcases.list()
     await client.showcases.create({ body: { qrCodeId: CODE_ID, title: 'Page' } })
     await client.showcases.get({ params: { id: SHOWCASE_ID } })

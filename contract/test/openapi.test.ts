@@ -133,6 +133,9 @@ describe('endpoints', () => {
     'POST /api/v1/api-keys',
     'DELETE /api/v1/api-keys/{id}',
     'POST /api/v1/api-keys/{id}/rotate',
+    'GET /api/v1/analytics',
+    'GET /api/v1/analytics/export',
+    'GET /api/v1/qr-codes/{id}/scans',
   ]
 
   it('include the 12 endpoints of spec section 4', () => {

@@ -122,6 +122,22 @@ export interface ScanVisitorDaysTable {
   count: number
 }
 
+/** Rollups per 15-minute UTC bucket (`quarter` = epoch seconds / 900), for windows in any zone. */
+export interface ScanQuartersTable {
+  qr_code_id: string
+  dimension: string
+  quarter: number
+  value: string
+  count: number
+}
+
+/** Each visitor of a code once per UTC day they scanned it. */
+export interface ScanVisitorDatesTable {
+  qr_code_id: string
+  day: string
+  visitor_id: string
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -134,4 +150,6 @@ export interface Database {
   scan_totals: ScanTotalsTable
   scan_visitors: ScanVisitorsTable
   scan_visitor_days: ScanVisitorDaysTable
+  scan_quarters: ScanQuartersTable
+  scan_visitor_dates: ScanVisitorDatesTable
 }

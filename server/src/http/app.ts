@@ -6,6 +6,7 @@ import express, { type Express, type RequestHandler } from 'express'
 import swaggerUi from 'swagger-ui-express'
 import type { Ctx } from '../context.js'
 import { isDatabaseReady } from '../db/database.js'
+import { createAnalyticsRouter } from '../modules/analytics/analytics.router.js'
 import { createApiKeysRouter } from '../modules/api-keys/api-keys.router.js'
 import { idempotency } from '../modules/idempotency/idempotency.middleware.js'
 import { createQrCodesRouter } from '../modules/qr-codes/qr-codes.router.js'
@@ -107,6 +108,7 @@ export function createApp({ ctx, gate }: AppDeps): Express {
       qrCodes: createQrCodesRouter(ctx, { imageAnswer }),
       showcases: createShowcasesRouter(ctx),
       apiKeys: createApiKeysRouter(ctx),
+      analytics: createAnalyticsRouter(ctx),
     },
     app,
     {

@@ -5,6 +5,7 @@ import type { ScanVisitorsTable } from '../../db/schema.js'
 import { yieldToRequests } from './batch-statement.js'
 import type { ScanEvent } from './scan-event.js'
 import { rollUp } from './scan-rollup.js'
+import { addToWindowRollups } from './scan-windows.js'
 import * as repo from './scans.repository.js'
 import type { SeenVisitors } from './seen-visitors.js'
 
@@ -116,6 +117,7 @@ export async function writeScans(
         await repo.addTotalCounts(trx, ctx.dialect, rollup.totals)
         await yieldToRequests()
         await updateVisitors(tx, rollup.visitors, seen)
+        await addToWindowRollups(trx, ctx.dialect, kept)
         return { kept: kept.length, visitors: rollup.visitors }
       })
       seen?.remember(visitors)
