@@ -194,7 +194,7 @@ function documentBinary(operation: OperationObject, route: AppRoute): OperationO
         : `The image, as ${response.contentType} bytes`
       operation.responses[status].content = {
         [response.contentType]: {
-          schema: isText ? { type: 'string' } : { type: 'string', format: 'binary' },
+          schema: { type: 'string', format: 'binary' },
         },
       }
     }
