@@ -1,5 +1,6 @@
 import { type Api, createApi } from './api.js'
 import { type QrctlOptions, type RateLimit, type ResponseInfo, resolveOptions } from './options.js'
+import { AnalyticsResource } from './resources/analytics.js'
 import { ApiKeys } from './resources/api-keys.js'
 import { QrCodes } from './resources/qr-codes.js'
 import { Showcases } from './resources/showcases.js'
@@ -18,6 +19,8 @@ export class Qrctl {
   readonly showcases: Showcases
   /** API keys: list, create, revoke, rotate. */
   readonly apiKeys: ApiKeys
+  /** Analytics across codes in any window and zone, one code's scans, and the CSV export. */
+  readonly analytics: AnalyticsResource
   /** The server root requests go to. */
   readonly baseUrl: string
   readonly #transport: Transport
@@ -30,6 +33,7 @@ export class Qrctl {
     this.qrCodes = new QrCodes(api, this.#transport)
     this.showcases = new Showcases(api)
     this.apiKeys = new ApiKeys(api)
+    this.analytics = new AnalyticsResource(api)
   }
 
   /**

@@ -23,6 +23,7 @@ export type {
   ResponseInfo,
   RetryEvent,
 } from './options.js'
+export type { AnalyticsResource } from './resources/analytics.js'
 export type { ApiKeys } from './resources/api-keys.js'
 export type {
   BatchOptions,
