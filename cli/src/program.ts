@@ -6,6 +6,7 @@ import { registerConfigCommands } from './commands/config.js'
 import { registerImageCommands } from './commands/image.js'
 import { registerKeyCommands } from './commands/keys.js'
 import { registerQrCodeCommands } from './commands/qr-codes.js'
+import { registerScansCommands } from './commands/scans.js'
 import { registerShowcaseCommands } from './commands/showcases.js'
 import { withExamples } from './help.js'
 import type { GlobalOptions, Session } from './session.js'
@@ -55,6 +56,7 @@ export function createProgram(session: Session): Command {
   registerImageCommands(program, session)
   registerBatchCommand(program, session)
   registerShowcaseCommands(program, session)
+  registerScansCommands(program, session)
   registerKeyCommands(program, session)
   registerConfigCommands(program, session)
   return program
