@@ -5,38 +5,42 @@ import { UNKNOWN } from '../scans/scan-rollup.js'
 import { QUARTER_MS } from '../scans/scan-windows.js'
 import { resolveCodes } from './analytics.service.js'
 import { csvLine } from './csv.js'
-import { type ExportRow, scansPage } from './export.repository.js'
+import { type ExportRow, exportCodes, scansPage } from './export.repository.js'
 import { resolveWindow } from './window.js'
 import { offsetMinutes } from './zone.js'
 
 /** Rows per page: large enough that a query's cost vanishes per row, small enough to stay flat in memory. */
-const PAGE = 5_000
+const PAGE = 2_000
 
 /** `2026-03-10T17:45:00.000+05:45`: the instant in the zone, with the zone's offset then. */
-export function zonedIso(timezone: string): (ms: number) => string {
-  // A zone's offset changes only on a quarter hour: one Intl call per quarter hour seen.
-  const offsets = new Map<number, string>()
-  return (ms) => {
-    const quarter = Math.floor(ms / QUARTER_MS)
-    let suffix = offsets.get(quarter)
-    const minutes = offsetMinutes(quarter * QUARTER_MS, timezone)
-    if (suffix === undefined) {
+export function zonedIso(timezone: string): (iso: string) => string {
+  // Rows come in time order and a zone's offset changes only on a quarter hour: the local
+  // minute is worked out once per UTC minute, and the seconds are copied over.
+  let minute = ''
+  let head = ''
+  let suffix = ''
+  return (iso) => {
+    const key = iso.slice(0, 16)
+    if (key !== minute) {
+      const ms = Date.parse(`${key}:00.000Z`)
+      const minutes = offsetMinutes(Math.floor(ms / QUARTER_MS) * QUARTER_MS, timezone)
       const abs = Math.abs(minutes)
       suffix = `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`
-      if (offsets.size > 10_000) offsets.clear()
-      offsets.set(quarter, suffix)
+      minute = key
+      head = new Date(ms + minutes * 60_000).toISOString().slice(0, 16)
     }
-    const local = new Date(ms + minutes * 60_000).toISOString()
-    return `${local.slice(0, -1)}${suffix}`
+    return `${head}${iso.slice(16, 23)}${suffix}`
   }
 }
 
-function toLine(row: ExportRow, format: (ms: number) => string): string {
+type Code = { shortCode: string | null; name: string }
+
+function toLine(row: ExportRow, code: Code | undefined, format: (iso: string) => string): string {
   return csvLine([
-    format(Date.parse(row.scanned_at)),
+    format(row.scanned_at),
     row.qr_code_id,
-    row.short_code ?? '',
-    row.name,
+    code?.shortCode ?? '',
+    code?.name ?? '',
     row.device,
     row.browser ?? UNKNOWN,
     row.os ?? UNKNOWN,
@@ -70,14 +74,15 @@ export async function exportScans(ctx: Ctx, accountId: string, query: ExportQuer
     to: new Date(window.starts[window.starts.length - 1] as number).toISOString(),
   }
   const format = zonedIso(window.timezone)
+  const names = await exportCodes(ctx.db, accountId, codes)
   async function* lines(): AsyncGenerator<string> {
     yield csvLine([...EXPORT_COLUMNS])
     let after: { at: string; id: number | string } | null = null
     for (;;) {
-      const rows = await scansPage(ctx.db, accountId, codes, range, after, PAGE)
+      const rows = await scansPage(ctx.db, codes, range, after, PAGE)
       if (rows.length === 0) return
       let chunk = ''
-      for (const row of rows) chunk += toLine(row, format)
+      for (const row of rows) chunk += toLine(row, names.get(row.qr_code_id), format)
       yield chunk
       const last = rows[rows.length - 1] as ExportRow
       if (rows.length < PAGE) return

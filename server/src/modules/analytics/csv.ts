@@ -11,7 +11,13 @@ export function csvCell(value: string): string {
   return NEEDS_QUOTES.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe
 }
 
-export const csvLine = (cells: string[]) => `${cells.map(csvCell).join(',')}\r\n`
+/** One CSV line with CRLF (a loop, not map/join: the export formats a million of these). */
+export function csvLine(cells: string[]): string {
+  let line = ''
+  for (let i = 0; i < cells.length; i++)
+    line += i === 0 ? csvCell(cells[i] as string) : `,${csvCell(cells[i] as string)}`
+  return `${line}\r\n`
+}
 
 /** The value a cell of `csvCell` stood for (the apostrophe before a formula start removed). */
 export function uncell(value: string): string {

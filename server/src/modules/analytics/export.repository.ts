@@ -1,12 +1,10 @@
 import type { Db } from '../../db/database.js'
-import type { CodeSet } from './window.repository.js'
+import { type CodeSet, codeIds } from './window.repository.js'
 
 export interface ExportRow {
   id: number | string
   scanned_at: string
   qr_code_id: string
-  short_code: string | null
-  name: string
   device: string
   browser: string | null
   os: string | null
@@ -16,47 +14,57 @@ export interface ExportRow {
   visitor_id: string
 }
 
+/** Short code and name of every code a code set covers (live codes only), by id. */
+export async function exportCodes(
+  db: Db,
+  accountId: string,
+  codes: CodeSet,
+): Promise<Map<string, { shortCode: string | null; name: string }>> {
+  let query = db
+    .selectFrom('qr_codes')
+    .select(['id', 'short_code', 'name'])
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+  if ('ids' in codes) query = query.where('id', 'in', codes.ids)
+  const rows = await query.execute()
+  return new Map(rows.map((r) => [r.id, { shortCode: r.short_code, name: r.name }]))
+}
+
 /**
- * One page of an account's scans in [from, to) (ISO instants), in time order, after the
+ * One page of the code set's scans in [from, to) (ISO instants), in time order, after the
  * last (scanned_at, id) sent: keyset paging over scans_time_idx, so every page costs the same
  * and nothing is held open between pages. Scans of deleted codes are left out.
  */
 export async function scansPage(
   db: Db,
-  accountId: string,
   codes: CodeSet,
   range: { from: string; to: string },
   after: { at: string; id: number | string } | null,
   limit: number,
 ): Promise<ExportRow[]> {
   let query = db
-    .selectFrom('scans as s')
-    .innerJoin('qr_codes as c', 'c.id', 's.qr_code_id')
+    .selectFrom('scans')
     .select([
-      's.id',
-      's.scanned_at',
-      's.qr_code_id',
-      'c.short_code',
-      'c.name',
-      's.device',
-      's.browser',
-      's.os',
-      's.country',
-      's.city',
-      's.referrer',
-      's.visitor_id',
+      'id',
+      'scanned_at',
+      'qr_code_id',
+      'device',
+      'browser',
+      'os',
+      'country',
+      'city',
+      'referrer',
+      'visitor_id',
     ])
-    .where('c.account_id', '=', accountId)
-    .where('c.deleted_at', 'is', null)
-    .where('s.scanned_at', '>=', range.from)
-    .where('s.scanned_at', '<', range.to)
-  if ('ids' in codes) query = query.where('s.qr_code_id', 'in', codes.ids)
+    .where('qr_code_id', 'in', codeIds(db, codes))
+    .where('scanned_at', '>=', range.from)
+    .where('scanned_at', '<', range.to)
   if (after)
     query = query.where((eb) =>
       eb.or([
-        eb('s.scanned_at', '>', after.at),
-        eb.and([eb('s.scanned_at', '=', after.at), eb('s.id', '>', after.id as number)]),
+        eb('scanned_at', '>', after.at),
+        eb.and([eb('scanned_at', '=', after.at), eb('id', '>', after.id as number)]),
       ]),
     )
-  return query.orderBy('s.scanned_at').orderBy('s.id').limit(limit).execute()
+  return query.orderBy('scanned_at').orderBy('id').limit(limit).execute()
 }

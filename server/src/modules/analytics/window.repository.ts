@@ -9,7 +9,7 @@ import type { Split } from './window.js'
 export type CodeSet = { ids: string[] } | { accountId: string }
 
 /** The ids of a code set, as a list or as a subquery over the account's live codes. */
-function codeIds(db: Db, codes: CodeSet) {
+export function codeIds(db: Db, codes: CodeSet) {
   if ('ids' in codes) return codes.ids
   return db
     .selectFrom('qr_codes')
