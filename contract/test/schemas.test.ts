@@ -696,6 +696,10 @@ describe('query schemas', () => {
       message: 'Not a calendar date',
     })
     expect(issuesOf(AnalyticsQuery, { to: '1.3.2026' })[0]?.path).toBe('to')
+    expect(issuesOf(AnalyticsQuery, { from: '0001-01-01' })[0]).toEqual({
+      path: 'from',
+      message: 'Must be between 2000-01-01 and 2999-12-31',
+    })
     expect(issuesOf(AnalyticsQuery, { timezone: 'Mars/Olympus' })[0]?.path).toBe('timezone')
     expect(issuesOf(AnalyticsQuery, { compare: 'last-year' })[0]?.path).toBe('compare')
   })

@@ -162,6 +162,19 @@ describe.each(dialects())('analytics windows and time zones on %s', (dialect) =>
 
     it('lists days after today with zeros and takes 366 days', async () => {
       const id = await code(['2026-11-20T10:00:00.000Z'])
+      const edge = await window(
+        id,
+        'from=2000-01-01&to=2000-01-02&compare=previous&timezone=Pacific/Kiritimati',
+      )
+      expect(edge.previous).toEqual({
+        from: '1999-12-30',
+        to: '1999-12-31',
+        totalEvents: 0,
+        uniqueVisitors: 0,
+      })
+      expect((await window(id, 'from=2999-12-31&to=2999-12-31&timezone=Pacific/Pago_Pago')).totalEvents).toBe(
+        0,
+      )
       const data = await window(id, 'from=2025-11-20&to=2026-11-20')
       expect(data.eventsByDay).toHaveLength(366)
       const future = await window(id, 'from=2026-11-20&to=2026-11-25')
@@ -224,6 +237,8 @@ describe.each(dialects())('analytics windows and time zones on %s', (dialect) =>
       ['from=2025-01-01&to=2026-01-02', 'to'],
       ['from=2026-02-30&to=2026-03-01', 'from'],
       ['from=20260101&to=2026-01-02', 'from'],
+      ['from=1999-12-31&to=2000-01-02', 'from'],
+      ['from=2999-12-01&to=3000-01-01', 'to'],
       ['timezone=Mars/Olympus', 'timezone'],
       ['timezone=', 'timezone'],
       ['compare=previous&period=all', 'compare'],

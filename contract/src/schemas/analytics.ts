@@ -10,11 +10,18 @@ function isCalendarDate(value: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value
 }
 
-/** `YYYY-MM-DD`, a local day of the request's `timezone`. */
+/**
+ * `YYYY-MM-DD`, a local day of the request's `timezone`, from 2000 to 2999: no scan can be
+ * older, and the bound keeps every window and the one before it within what dates can hold.
+ */
 export const LocalDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date as YYYY-MM-DD')
   .refine(isCalendarDate, 'Not a calendar date')
+  .refine(
+    (value) => value >= '2000-01-01' && value <= '2999-12-31',
+    'Must be between 2000-01-01 and 2999-12-31',
+  )
 
 /** True when the platform's `Intl` knows the zone (DESIGN §16). */
 export function isTimeZone(value: string): boolean {
