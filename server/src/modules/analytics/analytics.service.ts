@@ -15,7 +15,16 @@ import { DIMENSIONS, type Dimension } from '../scans/scan-rollup.js'
 import { QUARTER_MS } from '../scans/scan-windows.js'
 import * as codesRepo from './analytics.repository.js'
 import { resolveWindow, splitWindow, type Window } from './window.js'
-import { type CodeSet, countByQuarter, countByValue, countVisitors, topCodes } from './window.repository.js'
+import {
+  type CodeSet,
+  countByQuarter,
+  countByUtcDay,
+  countByValue,
+  countVisitors,
+  countVisitorsSince,
+  lifetimeByValue,
+  topCodes,
+} from './window.repository.js'
 
 const TOP = 10
 
@@ -51,8 +60,19 @@ function zeros(window: Window): Summary {
   }
 }
 
+const DAY_MS = 86_400_000
+
+/** Every day of the window is a UTC day (UTC, Etc/UTC, Africa/Abidjan …): the daily rollups serve. */
+const hasUtcDays = (window: Window) => window.starts.every((start) => start % DAY_MS === 0)
+
 /** Scans per local day: quarter-hour counts poured into the zone's days. */
 async function eventsByDay(db: Db, codes: CodeSet, window: Window) {
+  if (hasUtcDays(window)) {
+    const last = new Date(window.countTo - 1).toISOString().slice(0, 10)
+    const counts =
+      window.countTo > window.countFrom ? await countByUtcDay(db, codes, window.from, last) : new Map()
+    return window.dates.map((date) => ({ date, count: date <= last ? (counts.get(date) ?? 0) : 0 }))
+  }
   const rows = await countByQuarter(db, codes, window.countFrom, window.countTo)
   const counts = window.dates.map(() => 0)
   let day = 0
@@ -73,17 +93,31 @@ async function summarize(
   db: Db,
   codes: CodeSet,
   window: Window,
-  options: { visitors: boolean; dimensions?: readonly Dimension[] },
+  options: { visitors: boolean; dimensions?: readonly Dimension[]; now?: number; wholeLife?: boolean },
 ): Promise<Summary> {
   const split = splitWindow(window.countFrom, window.countTo)
   const days = await eventsByDay(db, codes, window)
+  const dimensions = options.dimensions ?? DIMENSIONS
+  const one = 'ids' in codes && codes.ids.length === 1 ? codes.ids[0] : undefined
+  // v1's fast paths, exact where they apply: a code's whole life is its lifetime totals, and
+  // the visitors of a UTC window ending today are those last seen in it.
+  const values =
+    one && options.wholeLife
+      ? await lifetimeByValue(db, one, dimensions)
+      : await countByValue(db, codes, split, dimensions)
   const top = emptyTop()
-  for (const row of await countByValue(db, codes, split, options.dimensions ?? DIMENSIONS))
-    top[row.dimension as Dimension]?.push({ name: row.value, count: row.count })
+  for (const row of values) top[row.dimension as Dimension]?.push({ name: row.value, count: row.count })
   for (const dimension of DIMENSIONS) top[dimension] = top[dimension].sort(rank).slice(0, TOP)
+  const endsNow = options.now !== undefined && window.countTo > options.now
+  let uniqueVisitors = 0
+  if (options.visitors)
+    uniqueVisitors =
+      one && endsNow && hasUtcDays(window)
+        ? await countVisitorsSince(db, one, window.from)
+        : await countVisitors(db, codes, split)
   return {
     totalEvents: days.reduce((sum, day) => sum + day.count, 0),
-    uniqueVisitors: options.visitors ? await countVisitors(db, codes, split) : 0,
+    uniqueVisitors,
     eventsByDay: days,
     top,
   }
@@ -148,7 +182,12 @@ export async function getAnalytics(
       : answer
   }
   return readOnly(ctx, async (db) => {
-    const answer = toAnalytics(window, await summarize(db, codes, window, { visitors: true }))
+    const summary = await summarize(db, codes, window, {
+      visitors: true,
+      now,
+      wholeLife: query.period === 'all' && !query.timezone,
+    })
+    const answer = toAnalytics(window, summary)
     return previous ? { ...answer, previous: await previousTotals(db, codes, previous) } : answer
   })
 }

@@ -173,3 +173,51 @@ export async function countVisitors(db: Db, codes: CodeSet, split: Split): Promi
     .executeTakeFirst()
   return Number(row?.n ?? 0)
 }
+
+/** Scans per UTC day from the daily rollup (for windows whose days are UTC days). */
+export async function countByUtcDay(
+  db: Db,
+  codes: CodeSet,
+  first: string,
+  last: string,
+): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('scan_daily')
+    .select((eb) => ['day', eb.fn.sum<number>('count').as('total')])
+    .where('qr_code_id', 'in', codeIds(db, codes))
+    .where('dimension', '=', ALL_SCANS)
+    .where('day', '>=', first)
+    .where('day', '<=', last)
+    .groupBy('day')
+    .execute()
+  return new Map(rows.map((r) => [r.day, Number(r.total)]))
+}
+
+/**
+ * Distinct visitors of one code whose latest scan is on `from` or later (v1's last-seen
+ * histogram): for a window that ends today, exactly the visitors with a scan in it.
+ */
+export async function countVisitorsSince(db: Db, qrCodeId: string, from: string): Promise<number> {
+  const row = await db
+    .selectFrom('scan_visitor_days')
+    .select((eb) => eb.fn.sum<number>('count').as('n'))
+    .where('qr_code_id', '=', qrCodeId)
+    .where('day', '>=', from)
+    .executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
+/** Lifetime counts per dimension and value of one code (for `period=all`). */
+export async function lifetimeByValue(
+  db: Db,
+  qrCodeId: string,
+  dimensions: readonly string[],
+): Promise<{ dimension: string; value: string; count: number }[]> {
+  const rows = await db
+    .selectFrom('scan_totals')
+    .select(['dimension', 'value', 'count'])
+    .where('qr_code_id', '=', qrCodeId)
+    .where('dimension', 'in', dimensions)
+    .execute()
+  return rows.map((r) => ({ dimension: r.dimension, value: r.value, count: Number(r.count) }))
+}
