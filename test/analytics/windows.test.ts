@@ -104,6 +104,29 @@ describe.each(dialects())('analytics windows and time zones on %s', (dialect) =>
       expect(utc).toMatchObject({ totalEvents: 4, uniqueVisitors: 4 })
     })
 
+    it('counts the visitors of a zone window ending today exactly, its partial first UTC day included', async () => {
+      // Kathmandu's last 7 days at 2026-11-20T12:00Z start at 2026-11-13T18:15Z.
+      const id = await code([
+        { at: '2026-11-10T10:00:00.000Z', visitor: 'a' },
+        { at: '2026-11-13T18:00:00.000Z', visitor: 'a' }, // before the window
+        { at: '2026-11-13T18:30:00.000Z', visitor: 'b' }, // only in the partial first UTC day
+        { at: '2026-11-13T19:00:00.000Z', visitor: 'c' },
+        { at: '2026-11-18T10:00:00.000Z', visitor: 'c' },
+        { at: '2026-11-20T11:00:00.000Z', visitor: 'd' },
+      ])
+      for (const query of ['period=7d', 'from=2026-11-14&to=2026-11-20', 'from=2026-11-14&to=2026-11-25'])
+        expect(await window(id, `${query}&timezone=Asia/Kathmandu`), query).toMatchObject({
+          totalEvents: 4,
+          uniqueVisitors: 3,
+        })
+      // A window that does not end today is counted from the visitors per UTC day.
+      expect(await window(id, 'from=2026-11-13&to=2026-11-19&timezone=Asia/Kathmandu')).toMatchObject({
+        totalEvents: 4,
+        uniqueVisitors: 3,
+      })
+      expect(await window(id, 'period=7d')).toMatchObject({ totalEvents: 2, uniqueVisitors: 2 })
+    })
+
     it('ranks countries, devices and referrers within the zone window only', async () => {
       const id = await code([
         { at: '2026-06-01T10:00:00.000Z', country: 'NP', device: 'tablet' },

@@ -21,7 +21,7 @@ import {
   countByUtcDay,
   countByValue,
   countVisitors,
-  countVisitorsSince,
+  countVisitorsUntilNow,
   lifetimeByValue,
   topCodes,
 } from './window.repository.js'
@@ -112,8 +112,8 @@ async function summarize(
   let uniqueVisitors = 0
   if (options.visitors)
     uniqueVisitors =
-      one && endsNow && hasUtcDays(window)
-        ? await countVisitorsSince(db, one, window.from)
+      one && endsNow
+        ? await countVisitorsUntilNow(db, one, window.countFrom)
         : await countVisitors(db, codes, split)
   return {
     totalEvents: days.reduce((sum, day) => sum + day.count, 0),

@@ -221,3 +221,27 @@ export async function lifetimeByValue(
     .execute()
   return rows.map((r) => ({ dimension: r.dimension, value: r.value, count: Number(r.count) }))
 }
+
+/**
+ * Distinct visitors of one code from `fromMs` until now, exactly, for a window in any zone that
+ * ends today: those last seen on a whole UTC day of it (v1's histogram), plus those with a scan
+ * in its partial first UTC day who were not seen after it (that day's scans, nothing more).
+ */
+export async function countVisitorsUntilNow(db: Db, qrCodeId: string, fromMs: number): Promise<number> {
+  const firstWhole = Math.ceil(fromMs / 86_400_000) * 86_400_000
+  const day = iso(firstWhole).slice(0, 10)
+  const since = await countVisitorsSince(db, qrCodeId, day)
+  if (firstWhole === fromMs) return since
+  const row = await db
+    .selectFrom('scans as s')
+    .innerJoin('scan_visitors as v', (join) =>
+      join.onRef('v.qr_code_id', '=', 's.qr_code_id').onRef('v.visitor_id', '=', 's.visitor_id'),
+    )
+    .select((eb) => eb.fn.count<number>('s.visitor_id').distinct().as('n'))
+    .where('s.qr_code_id', '=', qrCodeId)
+    .where('s.scanned_at', '>=', iso(fromMs))
+    .where('s.scanned_at', '<', iso(firstWhole))
+    .where('v.last_day', '<', day)
+    .executeTakeFirst()
+  return since + Number(row?.n ?? 0)
+}
