@@ -91,9 +91,10 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'qrctl-bench-export-'))
   try {
     const dbFile = join(dir, 'qrctl.db')
-    const summary: Record<string, unknown> = {
-      sqlite: await run(dbFile, { DATABASE_URL: `file:${dbFile}` }, 'sqlite'),
-    }
+    const summary: Record<string, unknown> = {}
+    // BENCH_ONLY=postgres skips the SQLite run.
+    if (process.env.BENCH_ONLY !== 'postgres')
+      summary.sqlite = await run(dbFile, { DATABASE_URL: `file:${dbFile}` }, 'sqlite')
     const pgUrl = process.env.BENCH_DATABASE_URL
     if (pgUrl) summary.postgres = await run(dbFile, { DATABASE_URL: pgUrl }, 'postgres')
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`)
