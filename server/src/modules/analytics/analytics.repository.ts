@@ -26,3 +26,16 @@ export async function findLiveCodes(
     .execute()
   return rows.map((r) => ({ id: r.id, createdAt: r.created_at }))
 }
+
+/** Up to `limit` ids of the account's live codes. */
+export async function liveCodeIds(db: Db, accountId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('qr_codes')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+  return rows.map((r) => r.id)
+}

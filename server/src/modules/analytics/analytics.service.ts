@@ -27,6 +27,7 @@ import {
 } from './window.repository.js'
 
 const TOP = 10
+const MAX_LISTED_CODES = 1_000
 
 /** Code-point order, as both databases sort names (JS `<` compares UTF-16 units). */
 export function compareNames(a: string, b: string): number {
@@ -238,7 +239,12 @@ export async function resolveCodes(
   const now = ctx.clock.now().getTime()
   if (!ids) {
     const first = await codesRepo.earliestCreation(ctx.db, accountId)
-    return { codes: { accountId }, firstInstant: first ? Date.parse(first) : now }
+    const firstInstant = first ? Date.parse(first) : now
+    // A list of ids lets both databases seek each code's rows by primary key; PostgreSQL
+    // planned the subquery as a scan of the whole rollup. Past this many codes, the subquery.
+    const live = await codesRepo.liveCodeIds(ctx.db, accountId, MAX_LISTED_CODES + 1)
+    const listed = live.length > 0 && live.length <= MAX_LISTED_CODES
+    return { codes: listed ? { ids: live } : { accountId }, firstInstant }
   }
   const live = await codesRepo.findLiveCodes(ctx.db, accountId, ids)
   const found = new Map(live.map((c) => [c.id, c.createdAt]))
