@@ -59,12 +59,16 @@ export async function scansPage(
     .where('qr_code_id', 'in', codeIds(db, codes))
     .where('scanned_at', '>=', range.from)
     .where('scanned_at', '<', range.to)
+  // The plain `>=` lets the index range start at the last row sent; the OR alone made every
+  // page walk the index from the window's start again (quadratic in the rows).
   if (after)
-    query = query.where((eb) =>
-      eb.or([
-        eb('scanned_at', '>', after.at),
-        eb.and([eb('scanned_at', '=', after.at), eb('id', '>', after.id as number)]),
-      ]),
-    )
+    query = query
+      .where('scanned_at', '>=', after.at)
+      .where((eb) =>
+        eb.or([
+          eb('scanned_at', '>', after.at),
+          eb.and([eb('scanned_at', '=', after.at), eb('id', '>', after.id as number)]),
+        ]),
+      )
   return query.orderBy('scanned_at').orderBy('id').limit(limit).execute()
 }
