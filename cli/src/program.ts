@@ -7,6 +7,7 @@ import { registerImageCommands } from './commands/image.js'
 import { registerKeyCommands } from './commands/keys.js'
 import { registerOrganiseCommands } from './commands/organise.js'
 import { registerQrCodeCommands } from './commands/qr-codes.js'
+import { registerScansCommands } from './commands/scans.js'
 import { registerShowcaseCommands } from './commands/showcases.js'
 import { registerWebhookCommands } from './commands/webhooks.js'
 import { withExamples } from './help.js'
@@ -58,6 +59,7 @@ export function createProgram(session: Session): Command {
   registerBatchCommand(program, session)
   registerOrganiseCommands(program, session)
   registerShowcaseCommands(program, session)
+  registerScansCommands(program, session)
   registerKeyCommands(program, session)
   registerWebhookCommands(program, session)
   registerConfigCommands(program, session)

@@ -14,7 +14,7 @@ import type {
 import { z } from 'zod'
 import { ERROR_STATUS, ErrorBody, type ErrorCode, Issue } from './errors.js'
 import { API_PREFIX, contract } from './router.js'
-import { Analytics, DayCount, NameCount } from './schemas/analytics.js'
+import { AccountAnalytics, Analytics, DayCount, NameCount, ScansReport } from './schemas/analytics.js'
 import { ApiKey, ApiKeyWithSecret, CreateApiKey, RotateApiKey } from './schemas/api-keys.js'
 import { BulkDeleteResult, BulkIds, BulkRestoreResult, BulkUpdate, BulkUpdateResult } from './schemas/bulk.js'
 import {
@@ -214,9 +214,14 @@ function addExamples(operation: OperationObject, key: string): OperationObject {
 function documentBinary(operation: OperationObject, route: AppRoute): OperationObject {
   for (const [status, response] of Object.entries(route.responses)) {
     if (isAppRouteOtherResponse(response) && operation.responses[status]) {
-      operation.responses[status].description = `The image, as ${response.contentType} bytes`
+      const isText = response.contentType.startsWith('text/csv')
+      operation.responses[status].description = isText
+        ? 'The scans as CSV (RFC 4180, UTF-8, a header line first), sent as an attachment'
+        : `The image, as ${response.contentType} bytes`
       operation.responses[status].content = {
-        [response.contentType]: { schema: { type: 'string', format: 'binary' } },
+        [response.contentType]: {
+          schema: { type: 'string', format: 'binary' },
+        },
       }
     }
   }
@@ -247,6 +252,10 @@ const NAMED_SCHEMAS: [name: string, schema: z.ZodTypeAny, direction: Direction][
   ['RedirectRule', RedirectRule, 'response'],
   ['BatchResultResponse', data(BatchResult), 'response'],
   ['BatchResult', BatchResult, 'response'],
+  ['AccountAnalyticsResponse', data(AccountAnalytics), 'response'],
+  ['AccountAnalytics', AccountAnalytics, 'response'],
+  ['ScansReportResponse', data(ScansReport), 'response'],
+  ['ScansReport', ScansReport, 'response'],
   ['AnalyticsResponse', data(Analytics), 'response'],
   ['Analytics', Analytics, 'response'],
   ['DayCount', DayCount, 'response'],
@@ -550,6 +559,9 @@ const NAMED_OPERATIONS: Record<string, string> = {
   'webhooks.deliveries': 'listWebhookDeliveries',
   'webhooks.redeliver': 'redeliverWebhookDelivery',
   'webhooks.rotateSecret': 'rotateWebhookSecret',
+  'analytics.account': 'getAccountAnalytics',
+  'analytics.export': 'exportScans',
+  'analytics.scans': 'getQrCodeScans',
 }
 
 /** `qrCodes.create` → `createQrCode`, `qrCodes.imagePng` → `getQrCodeImagePng`, `apiKeys.list` → `listApiKeys`. */
@@ -589,11 +601,13 @@ function isStrictObject(schema: unknown): boolean {
 }
 
 function successHeaders(route: AppRoute, status: number): Record<string, ReferenceObject | HeaderObject> {
-  const isImage = Object.values(route.responses).some(isAppRouteOtherResponse)
+  const other = Object.values(route.responses).find(isAppRouteOtherResponse)
+  const isCsv = other?.contentType.startsWith('text/csv') ?? false
+  const isImage = other !== undefined && !isCsv
   const names: string[] = [...COMMON_HEADERS]
   const optional: string[] = []
   if (isImage) names.push('ETag')
-  if (isImage && status === 200) optional.push('Content-Disposition')
+  if ((isImage || isCsv) && status === 200) optional.push('Content-Disposition')
   if (route.method === 'POST') optional.push('Idempotent-Replayed')
   return headersOf(names, optional)
 }

@@ -1,7 +1,15 @@
 import { initContract } from '@ts-rest/core'
 import { z } from 'zod'
 import { ErrorBody } from './errors.js'
-import { Analytics, AnalyticsQuery } from './schemas/analytics.js'
+import {
+  AccountAnalytics,
+  AccountAnalyticsQuery,
+  Analytics,
+  AnalyticsQuery,
+  ExportQuery,
+  ScansQuery,
+  ScansReport,
+} from './schemas/analytics.js'
 import { ApiKey, ApiKeyWithSecret, CreateApiKey, RotateApiKey } from './schemas/api-keys.js'
 import { Asset, AssetList, CreateAsset, ListAssetsQuery } from './schemas/assets.js'
 import { BulkDeleteResult, BulkIds, BulkRestoreResult, BulkUpdate, BulkUpdateResult } from './schemas/bulk.js'
@@ -542,6 +550,48 @@ export const assetsContract = c.router(
  * The whole qrctl API v1. Server, SDK and CLI are all derived from this object.
  * @example const client = initClient(contract, { baseUrl: 'http://localhost:3000' })
  */
+/** DESIGN §16: windows in any zone, across codes, and the CSV export. */
+export const analyticsContract = c.router(
+  {
+    account: {
+      method: 'GET',
+      metadata: READS,
+      path: '/analytics',
+      query: AccountAnalyticsQuery,
+      responses: { ...commonErrors, 200: z.object({ data: AccountAnalytics }), 404: ErrorResponse },
+      summary: 'Scan analytics across codes',
+      description:
+        'The analytics of the chosen codes (every live code of the account by default) over one window, in one time zone, with the top codes. A visitor counts once across codes.',
+    },
+    export: {
+      method: 'GET',
+      metadata: READS,
+      path: '/analytics/export',
+      query: ExportQuery,
+      responses: {
+        ...commonErrors,
+        200: c.otherResponse({ contentType: 'text/csv', body: c.type<string>() }),
+        404: ErrorResponse,
+      },
+      summary: 'Export scans as CSV',
+      description:
+        'One row per scan in time order, streamed: scannedAt (with the zone’s offset), qrCodeId, shortCode, name, device, browser, os, country, city, referrer, visitorId. Cells starting with = + - @, a tab or a carriage return are prefixed with an apostrophe.',
+    },
+    scans: {
+      method: 'GET',
+      metadata: READS,
+      path: '/qr-codes/:id/scans',
+      pathParams: IdParams,
+      query: ScansQuery,
+      responses: { ...commonErrors, 200: z.object({ data: ScansReport }), 404: ErrorResponse },
+      summary: 'Scans of a code per day',
+      description:
+        'Scans per local day (today and the 29 days before by default), country, device and referrer.',
+    },
+  },
+  routerOptions,
+)
+
 export const contract: {
   qrCodes: typeof qrCodesContract
   showcases: typeof showcasesContract
@@ -549,6 +599,7 @@ export const contract: {
   webhooks: typeof webhooksContract
   tags: typeof tagsContract
   assets: typeof assetsContract
+  analytics: typeof analyticsContract
 } = {
   qrCodes: qrCodesContract,
   showcases: showcasesContract,
@@ -556,6 +607,7 @@ export const contract: {
   webhooks: webhooksContract,
   tags: tagsContract,
   assets: assetsContract,
+  analytics: analyticsContract,
 }
 
 export type Contract = typeof contract

@@ -299,6 +299,28 @@ const server: ServerStub<Contract> = {
     content: async () => ({ status: 200, body: image('image/png') }),
     delete: async () => ({ status: 200, body: { success: true } }),
   },
+  analytics: {
+    account: async ({ query }) => ({
+      status: 200,
+      body: { data: { ...analytics, timezone: query.timezone ?? 'UTC', topCodes: [] } },
+    }),
+    export: async () => ({ status: 200, body: 'scannedAt\r\n' }),
+    scans: async () => ({
+      status: 200,
+      body: {
+        data: {
+          from: '2026-11-21',
+          to: '2026-11-21',
+          timezone: 'UTC',
+          totalEvents: 2,
+          byDate: [{ date: '2026-11-21', count: 2 }],
+          byCountry: [],
+          byDevice: [],
+          byReferrer: [],
+        },
+      },
+    }),
+  },
 }
 
 type Handler = (request: unknown) => Promise<{ status: number; body: unknown }>
@@ -592,6 +614,9 @@ describe('the server stub', () => {
         'assets.delete',
         'assets.get',
         'assets.list',
+        'analytics.account',
+        'analytics.export',
+        'analytics.scans',
         'qrCodes.analytics',
         'qrCodes.batch',
         'qrCodes.bulkDelete',
@@ -638,6 +663,9 @@ describe('the server stub', () => {
     await client.qrCodes.imagePng({ params: { id: CODE_ID } })
     await client.qrCodes.imageSvg({ params: { id: CODE_ID } })
     await client.qrCodes.imagePdf({ params: { id: CODE_ID } })
+    await client.analytics.account({ query: { timezone: 'Asia/Kathmandu' } })
+    await client.analytics.export({ query: { from: '2026-11-01', to: '2026-11-21' } })
+    await client.analytics.scans({ params: { id: CODE_ID } })
     await client.showcases.list()
     await client.showcases.create({ body: { qrCodeId: CODE_ID, title: 'Page' } })
     await client.showcases.get({ params: { id: SHOWCASE_ID } })

@@ -151,6 +151,9 @@ describe('endpoints', () => {
     'GET /api/v1/assets/{id}',
     'GET /api/v1/assets/{id}/content',
     'DELETE /api/v1/assets/{id}',
+    'GET /api/v1/analytics',
+    'GET /api/v1/analytics/export',
+    'GET /api/v1/qr-codes/{id}/scans',
   ]
 
   it('include the 12 endpoints of spec section 4', () => {

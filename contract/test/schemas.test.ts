@@ -675,12 +675,33 @@ describe('query schemas', () => {
     expect(issuesOf(BatchQuery, { dryRun: 'TRUE' })[0]?.path).toBe('dryRun')
   })
 
-  it('defaults the analytics period to 30d and knows four periods', () => {
-    expect(parsed(AnalyticsQuery, {})).toEqual({ period: '30d' })
+  it('knows four periods (the server applies 30d when no window is given)', () => {
+    expect(parsed(AnalyticsQuery, {})).toEqual({})
     for (const period of ['7d', '30d', '90d', 'all'])
       expect(parsed(AnalyticsQuery, { period }).period).toBe(period)
     expect(issuesOf(AnalyticsQuery, { period: '1y' })[0]?.path).toBe('period')
-    expect(issuesOf(AnalyticsQuery, { from: '2026-01-01' })[0]?.message).toBe("Unknown field 'from'")
+    expect(issuesOf(AnalyticsQuery, { since: '2026-01-01' })[0]?.message).toBe("Unknown field 'since'")
+  })
+
+  it('takes windows as calendar dates and zones Intl knows (DESIGN §16)', () => {
+    expect(
+      parsed(AnalyticsQuery, { from: '2026-02-28', to: '2026-03-01', timezone: 'Asia/Kathmandu' }),
+    ).toEqual({
+      from: '2026-02-28',
+      to: '2026-03-01',
+      timezone: 'Asia/Kathmandu',
+    })
+    expect(issuesOf(AnalyticsQuery, { from: '2026-02-30' })[0]).toEqual({
+      path: 'from',
+      message: 'Not a calendar date',
+    })
+    expect(issuesOf(AnalyticsQuery, { to: '1.3.2026' })[0]?.path).toBe('to')
+    expect(issuesOf(AnalyticsQuery, { from: '0001-01-01' })[0]).toEqual({
+      path: 'from',
+      message: 'Must be between 2000-01-01 and 2999-12-31',
+    })
+    expect(issuesOf(AnalyticsQuery, { timezone: 'Mars/Olympus' })[0]?.path).toBe('timezone')
+    expect(issuesOf(AnalyticsQuery, { compare: 'last-year' })[0]?.path).toBe('compare')
   })
 
   it('sizes PNGs from 64 to 4096 pixels, 512 by default', () => {

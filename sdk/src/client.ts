@@ -1,5 +1,6 @@
 import { type Api, createApi } from './api.js'
 import { type QrctlOptions, type RateLimit, type ResponseInfo, resolveOptions } from './options.js'
+import { AnalyticsResource } from './resources/analytics.js'
 import { ApiKeys } from './resources/api-keys.js'
 import { Assets } from './resources/assets.js'
 import { QrCodes } from './resources/qr-codes.js'
@@ -30,6 +31,8 @@ export class Qrctl {
   readonly tags: Tags
   /** Images such as logos for `style.logo`: list, listAll, create, get, content, delete. */
   readonly assets: Assets
+  /** Analytics across codes in any window and zone, one code's scans, and the CSV export. */
+  readonly analytics: AnalyticsResource
   /** The server root requests go to. */
   readonly baseUrl: string
   readonly #transport: Transport
@@ -45,6 +48,7 @@ export class Qrctl {
     this.webhooks = new Webhooks(api)
     this.tags = new Tags(api)
     this.assets = new Assets(api)
+    this.analytics = new AnalyticsResource(api)
   }
 
   /**

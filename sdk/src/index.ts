@@ -24,6 +24,7 @@ export type {
   ResponseInfo,
   RetryEvent,
 } from './options.js'
+export type { AnalyticsResource } from './resources/analytics.js'
 export type { ApiKeys } from './resources/api-keys.js'
 export type { Assets } from './resources/assets.js'
 export type {

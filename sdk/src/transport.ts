@@ -41,6 +41,8 @@ async function readBody(response: Response): Promise<unknown> {
       return text
     }
   }
+  // CSV exports can be large: handed over as a stream, read as the caller consumes it.
+  if (type.startsWith('text/csv') && response.ok && response.body) return response.body
   if (type.startsWith('text/')) return response.text()
   return new Uint8Array(await response.arrayBuffer())
 }

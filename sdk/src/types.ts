@@ -95,3 +95,13 @@ export type AssetPage = Ok<Routes['assets']['list'], 200>
 export type ListAssetsParams = NonNullable<Request<Routes['assets']['list']>['query']>
 /** A new asset: `contentType` and the image as base64 `data`. */
 export type CreateAssetParams = Request<Routes['assets']['create']>['body']
+/** Analytics over several codes, with `topCodes` (DESIGN §16). */
+export type AccountAnalytics = Ok<Routes['analytics']['account'], 200>['data']
+/** `qrCodeIds` (comma-separated), `period` or `from`/`to`, `timezone`, `compare`. */
+export type AccountAnalyticsParams = NonNullable<Request<Routes['analytics']['account']>['query']>
+/** Scans of one code per local day, country, device and referrer. */
+export type ScansReport = Ok<Routes['analytics']['scans'], 200>['data']
+/** `from`/`to` and `timezone` of `analytics.scans`. */
+export type ScansParams = NonNullable<Request<Routes['analytics']['scans']>['query']>
+/** `from` and `to` (required), `timezone`, `qrCodeIds` of the CSV export. */
+export type ExportScansParams = Request<Routes['analytics']['export']>['query']

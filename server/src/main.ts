@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import cluster from 'node:cluster'
+import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { type ApiKeyWithSecret, Scope } from '@qrctl/contract'
 import { z } from 'zod'
@@ -9,6 +10,7 @@ import { backupDatabase } from './db/backup.js'
 import { migrateToLatest, openDatabase } from './db/database.js'
 import { PLANS, SUBSCRIPTION_STATUSES } from './modules/accounts/accounts.repository.js'
 import * as accounts from './modules/accounts/accounts.service.js'
+import { importScans } from './modules/analytics/import-scans.js'
 import { createContext, startServer } from './server.js'
 
 const USAGE = `Usage: qrctl-server <command>
@@ -20,6 +22,8 @@ Commands:
   admin create-account --name N [--plan pro|free] [--json]
   admin create-key --account ID [--name N] [--environment E] [--scope read|write|read_write] [--json]
   admin set-plan --account ID --plan pro|free [--status active|past_due|canceled] [--rate-limit N]
+  admin import-scans --account ID FILE.csv [--skip-bad] [--json]
+                                          add scans in the export's CSV format (docs/analytics.md)
 
 Configuration is read from the environment; see docs/api.md.`
 
@@ -31,6 +35,7 @@ const AdminOptions = z.object({
   environment: z.string().min(1).optional(),
   scope: Scope.optional(),
   'rate-limit': z.coerce.number().int().min(1).optional(),
+  'skip-bad': z.boolean().optional(),
   json: z.boolean().optional(),
 })
 type AdminOptions = z.infer<typeof AdminOptions>
@@ -62,7 +67,7 @@ function printKey(json: boolean | undefined, accountId: string, apiKey: string, 
 }
 
 async function admin(config: Config, command: string | undefined, args: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args,
     options: {
       name: { type: 'string' },
@@ -72,20 +77,24 @@ async function admin(config: Config, command: string | undefined, args: string[]
       environment: { type: 'string' },
       scope: { type: 'string' },
       'rate-limit': { type: 'string' },
+      'skip-bad': { type: 'boolean' },
       json: { type: 'boolean' },
     },
     strict: true,
+    allowPositionals: true,
   })
   const parsed = AdminOptions.safeParse(values)
   if (!parsed.success)
     throw new UsageError(parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'))
-  await withContext(config, adminAction(command, parsed.data))
+  if (command !== 'import-scans' && positionals.length > 0)
+    throw new UsageError(`Unexpected argument: ${positionals[0]}`)
+  await withContext(config, adminAction(command, parsed.data, positionals))
 }
 
 type AdminAction = (ctx: ReturnType<typeof createContext>) => Promise<void>
 
 /** One admin command's work. Its required options are checked first, before any database is opened. */
-function adminAction(command: string | undefined, options: AdminOptions): AdminAction {
+function adminAction(command: string | undefined, options: AdminOptions, files: string[]): AdminAction {
   if (command === 'create-account') {
     const name = required(options, 'name')
     return async (ctx) => {
@@ -124,7 +133,38 @@ function adminAction(command: string | undefined, options: AdminOptions): AdminA
         )
     }
   }
+  if (command === 'import-scans') {
+    const accountId = required(options, 'account')
+    if (files.length !== 1) throw new UsageError('import-scans takes one argument: the CSV file')
+    const file = files[0] as string
+    if (!existsSync(file)) throw new UsageError(`No such file: ${file}`)
+    return (ctx) => runImport(ctx, accountId, file, options)
+  }
   throw new UsageError(`Unknown admin command: ${command ?? '(none)'}`)
+}
+
+/** Bad rows go to stderr by line; the summary to stdout. Exit 1 when anything was refused. */
+async function runImport(
+  ctx: ReturnType<typeof createContext>,
+  accountId: string,
+  file: string,
+  options: AdminOptions,
+): Promise<void> {
+  const report = await importScans(ctx, accountId, file, { skipBad: options['skip-bad'] })
+  for (const error of report.errors.slice(0, 100))
+    process.stderr.write(`line ${error.line}: ${error.message}\n`)
+  if (report.errors.length > 100) process.stderr.write(`… and ${report.errors.length - 100} more bad rows\n`)
+  if (options.json)
+    process.stdout.write(`${JSON.stringify({ imported: report.imported, badRows: report.errors.length })}\n`)
+  else if (report.imported === 0 && report.errors.length > 0)
+    process.stdout.write(
+      `Imported nothing: ${report.errors.length} bad rows (--skip-bad imports the others)\n`,
+    )
+  else
+    process.stdout.write(
+      `Imported ${report.imported} scans${report.errors.length ? `, skipped ${report.errors.length} bad rows` : ''}\n`,
+    )
+  if (report.imported === 0 && report.errors.length > 0) process.exitCode = 1
 }
 
 /**

@@ -215,6 +215,10 @@ describe.each(dialects())('GET /qr-codes/{id}/analytics on %s', (dialect) => {
         topCountries: [],
         topCities: [],
         topReferrers: [],
+        // DESIGN §16: every answer says which window it applied.
+        from: '2026-03-04',
+        to: '2026-03-10',
+        timezone: 'UTC',
       })
     })
 

@@ -45,6 +45,8 @@ const COMMANDS = [
   ['key', 'create'],
   ['key', 'revoke'],
   ['key', 'rotate'],
+  ['scans'],
+  ['scans', 'export'],
   ['config'],
   ['config', 'list'],
   ['config', 'get'],

@@ -113,3 +113,17 @@ export function strictObject<T extends z.ZodRawShape>(shape: T, hints: Record<st
     })
     .strict()
 }
+
+/**
+ * Whether the platform's `Intl` knows this IANA time zone (DESIGN §14 schedules, §16 analytics):
+ * the runtime's own tz database, no hand-written tables.
+ */
+export function isTimeZone(value: string): boolean {
+  if (value.length === 0 || value.length > 64) return false
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value })
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { Issue } from '../errors.js'
-import { httpUrl, strictObject } from './common.js'
+import { httpUrl, isTimeZone, strictObject } from './common.js'
 
 /** Device classes a `device` condition names (a scan's `other`, e.g. a TV, matches none). */
 export const RULE_DEVICES = ['mobile', 'tablet', 'desktop'] as const
@@ -26,17 +26,6 @@ export const COUNTRY_CODES: ReadonlySet<string> = new Set(
     'UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW'
   ).split(' '),
 )
-
-/** Whether the runtime knows this IANA time zone (its own tz database; no hand-written tables). */
-export function isTimeZone(value: string): boolean {
-  if (value.length === 0 || value.length > 64) return false
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value })
-    return true
-  } catch {
-    return false
-  }
-}
 
 const values = <T extends z.ZodTypeAny>(item: T, max: number) =>
   z

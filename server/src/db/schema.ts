@@ -201,6 +201,22 @@ export interface AssetsTable {
   created_at: string
 }
 
+/** Rollups per 15-minute UTC bucket (`quarter` = epoch seconds / 900), for windows in any zone. */
+export interface ScanQuartersTable {
+  qr_code_id: string
+  dimension: string
+  quarter: number
+  value: string
+  count: number
+}
+
+/** Each visitor of a code once per UTC day they scanned it. */
+export interface ScanVisitorDatesTable {
+  qr_code_id: string
+  day: string
+  visitor_id: string
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -218,4 +234,6 @@ export interface Database {
   webhooks: WebhooksTable
   webhook_events: WebhookEventsTable
   webhook_deliveries: WebhookDeliveriesTable
+  scan_quarters: ScanQuartersTable
+  scan_visitor_dates: ScanVisitorDatesTable
 }

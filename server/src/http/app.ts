@@ -6,6 +6,7 @@ import express, { type Express, type RequestHandler } from 'express'
 import swaggerUi from 'swagger-ui-express'
 import type { Ctx } from '../context.js'
 import { isDatabaseReady } from '../db/database.js'
+import { createAnalyticsRouter } from '../modules/analytics/analytics.router.js'
 import { createApiKeysRouter } from '../modules/api-keys/api-keys.router.js'
 import { createAssetsRouter } from '../modules/assets/assets.router.js'
 import { idempotency } from '../modules/idempotency/idempotency.middleware.js'
@@ -113,6 +114,7 @@ export function createApp({ ctx, gate }: AppDeps): Express {
       webhooks: createWebhooksRouter(ctx),
       tags: createTagsRouter(ctx),
       assets: createAssetsRouter(ctx, { imageAnswer }),
+      analytics: createAnalyticsRouter(ctx),
     },
     app,
     {

@@ -14,6 +14,9 @@ import * as createQrCodeTags from './2026_11_25_1310_create_qr_code_tags.js'
 import * as addListIndexes from './2026_11_25_1320_add_list_indexes.js'
 import * as createSqliteSearchIndex from './2026_11_25_1330_create_sqlite_search_index.js'
 import * as addActiveIndex from './2026_11_25_1340_add_active_index.js'
+import * as createScanQuarters from './2026_11_25_1400_create_scan_quarters.js'
+import * as createScanVisitorDates from './2026_11_25_1410_create_scan_visitor_dates.js'
+import * as indexScansByTime from './2026_11_25_1420_index_scans_by_time.js'
 
 /**
  * Every migration, in order. A static list (not a folder scan) so the same code runs from
@@ -35,4 +38,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_1320_add_list_indexes': addListIndexes,
   '2026_11_25_1330_create_sqlite_search_index': createSqliteSearchIndex,
   '2026_11_25_1340_add_active_index': addActiveIndex,
+  '2026_11_25_1400_create_scan_quarters': createScanQuarters,
+  '2026_11_25_1410_create_scan_visitor_dates': createScanVisitorDates,
+  '2026_11_25_1420_index_scans_by_time': indexScansByTime,
 }

@@ -1,87 +1,276 @@
-import type { Analytics, NameCount, Period } from '@qrctl/contract'
+import type {
+  AccountAnalytics,
+  AccountAnalyticsQuery,
+  Analytics,
+  AnalyticsQuery,
+  NameCount,
+  ScansQuery,
+  ScansReport,
+} from '@qrctl/contract'
 import type { Ctx } from '../../context.js'
-import { addDays } from '../../lib/clock.js'
+import type { Db } from '../../db/database.js'
+import { notFound } from '../../errors.js'
 import { getQrCodeRecordOrThrow } from '../qr-codes/qr-codes.service.js'
 import { DIMENSIONS, type Dimension } from '../scans/scan-rollup.js'
-import * as repo from './analytics.repository.js'
+import { QUARTER_MS } from '../scans/scan-windows.js'
+import * as codesRepo from './analytics.repository.js'
+import { resolveWindow, splitWindow, type Window } from './window.js'
+import {
+  type CodeSet,
+  countByQuarter,
+  countByUtcDay,
+  countByValue,
+  countVisitors,
+  countVisitorsUntilNow,
+  lifetimeByValue,
+  topCodes,
+} from './window.repository.js'
 
-const WINDOW_DAYS: Record<Exclude<Period, 'all'>, number> = { '7d': 7, '30d': 30, '90d': 90 }
 const TOP = 10
+const MAX_LISTED_CODES = 1_000
 
-const utcDay = (date: Date | string) => new Date(date).toISOString().slice(0, 10)
-
-/** Every UTC day from `first` to `last`, both included. */
-export function daysBetween(first: string, last: string): string[] {
-  const days: string[] = []
-  for (let day = first; day <= last; day = utcDay(addDays(`${day}T00:00:00Z`, 1))) days.push(day)
-  return days
+/** Code-point order, as both databases sort names (JS `<` compares UTF-16 units). */
+export function compareNames(a: string, b: string): number {
+  const x = [...a]
+  const y = [...b]
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i]?.codePointAt(0) ?? 0) - (y[i]?.codePointAt(0) ?? 0)
+    if (d !== 0) return d
+  }
+  return x.length - y.length
 }
 
-/** The window's first UTC day: `all` starts on the creation day (never after today). */
-function firstDay(period: Period, createdDay: string, today: string): string {
-  if (period === 'all') return createdDay < today ? createdDay : today
-  return utcDay(addDays(`${today}T00:00:00Z`, 1 - WINDOW_DAYS[period]))
+const rank = (a: NameCount, b: NameCount) => b.count - a.count || compareNames(a.name, b.name)
+
+interface Summary {
+  totalEvents: number
+  uniqueVisitors: number
+  eventsByDay: { date: string; count: number }[]
+  top: Record<Dimension, NameCount[]>
 }
 
-function emptyAnalytics(days: string[]): Analytics {
+const emptyTop = () =>
+  Object.fromEntries(DIMENSIONS.map((d) => [d, []])) as unknown as Record<Dimension, NameCount[]>
+
+function zeros(window: Window): Summary {
   return {
     totalEvents: 0,
     uniqueVisitors: 0,
-    eventsByDay: days.map((date) => ({ date, count: 0 })),
-    topDevices: [],
-    topBrowsers: [],
-    topOs: [],
-    topCountries: [],
-    topCities: [],
-    topReferrers: [],
+    eventsByDay: window.dates.map((date) => ({ date, count: 0 })),
+    top: emptyTop(),
   }
 }
 
+const DAY_MS = 86_400_000
+
+/** Every day of the window is a UTC day (UTC, Etc/UTC, Africa/Abidjan …): the daily rollups serve. */
+const hasUtcDays = (window: Window) => window.starts.every((start) => start % DAY_MS === 0)
+
+/** Scans per local day: quarter-hour counts poured into the zone's days. */
+async function eventsByDay(db: Db, codes: CodeSet, window: Window) {
+  if (hasUtcDays(window)) {
+    const last = new Date(window.countTo - 1).toISOString().slice(0, 10)
+    const counts =
+      window.countTo > window.countFrom ? await countByUtcDay(db, codes, window.from, last) : new Map()
+    return window.dates.map((date) => ({ date, count: date <= last ? (counts.get(date) ?? 0) : 0 }))
+  }
+  const rows = await countByQuarter(db, codes, window.countFrom, window.countTo)
+  const counts = window.dates.map(() => 0)
+  let day = 0
+  for (const row of rows) {
+    const at = row.quarter * QUARTER_MS
+    while (day < counts.length - 1 && at >= (window.starts[day + 1] as number)) day++
+    counts[day] = (counts[day] ?? 0) + row.count
+  }
+  return window.dates.map((date, i) => ({ date, count: counts[i] ?? 0 }))
+}
+
 /**
- * DESIGN §8. `7d` is today and the 6 days before (UTC, today from ctx.clock); `all` starts
- * on the code's creation day. Reads only rollups, so the cost follows days and distinct
- * values, never the number of scans. One snapshot, so the totals and lists agree.
+ * Everything analytics answers about one window. The cost follows the days, quarter hours and
+ * distinct values read, never the number of scans behind them (DESIGN §16), except visitors
+ * at a zone's two partial UTC days, read from those days' scans.
+ */
+async function summarize(
+  db: Db,
+  codes: CodeSet,
+  window: Window,
+  options: { visitors: boolean; dimensions?: readonly Dimension[]; now?: number; wholeLife?: boolean },
+): Promise<Summary> {
+  const split = splitWindow(window.countFrom, window.countTo)
+  const days = await eventsByDay(db, codes, window)
+  const dimensions = options.dimensions ?? DIMENSIONS
+  const one = 'ids' in codes && codes.ids.length === 1 ? codes.ids[0] : undefined
+  // v1's fast paths, exact where they apply: a code's whole life is its lifetime totals, and
+  // the visitors of a UTC window ending today are those last seen in it.
+  const values =
+    one && options.wholeLife
+      ? await lifetimeByValue(db, one, dimensions)
+      : await countByValue(db, codes, split, dimensions)
+  const top = emptyTop()
+  for (const row of values) top[row.dimension as Dimension]?.push({ name: row.value, count: row.count })
+  for (const dimension of DIMENSIONS) top[dimension] = top[dimension].sort(rank).slice(0, TOP)
+  const endsNow = options.now !== undefined && window.countTo > options.now
+  let uniqueVisitors = 0
+  if (options.visitors)
+    uniqueVisitors =
+      one && endsNow
+        ? await countVisitorsUntilNow(db, one, window.countFrom)
+        : await countVisitors(db, codes, split)
+  return {
+    totalEvents: days.reduce((sum, day) => sum + day.count, 0),
+    uniqueVisitors,
+    eventsByDay: days,
+    top,
+  }
+}
+
+/** Totals of the window just before, for `compare=previous`. */
+async function previousTotals(db: Db, codes: CodeSet, previous: Window) {
+  const split = splitWindow(previous.countFrom, previous.countTo)
+  const days = await eventsByDay(db, codes, previous)
+  return {
+    from: previous.from,
+    to: previous.to,
+    totalEvents: days.reduce((sum, day) => sum + day.count, 0),
+    uniqueVisitors: await countVisitors(db, codes, split),
+  }
+}
+
+function toAnalytics(window: Window, summary: Summary): Analytics {
+  return {
+    totalEvents: summary.totalEvents,
+    uniqueVisitors: summary.uniqueVisitors,
+    eventsByDay: summary.eventsByDay,
+    topDevices: summary.top.device,
+    topBrowsers: summary.top.browser,
+    topOs: summary.top.os,
+    topCountries: summary.top.country,
+    topCities: summary.top.city,
+    topReferrers: summary.top.referrer,
+    from: window.from,
+    to: window.to,
+    timezone: window.timezone,
+  }
+}
+
+/** One snapshot, so totals and lists agree: repeatable read on PostgreSQL, deferred on SQLite. */
+function readOnly<T>(ctx: Ctx, run: (db: Db) => Promise<T>): Promise<T> {
+  return ctx.db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(run)
+}
+
+/**
+ * DESIGN §8 and §16: one code over a period or `from`/`to`, in `timezone` (UTC by default);
+ * `all` starts on the creation day. A static code's analytics are zeros.
  */
 export async function getAnalytics(
   ctx: Ctx,
   accountId: string,
   id: string,
-  period: Period,
+  query: AnalyticsQuery,
 ): Promise<Analytics> {
   const code = await getQrCodeRecordOrThrow(ctx, accountId, id)
-  const today = utcDay(ctx.clock.now())
-  const first = firstDay(period, utcDay(code.createdAt), today)
-  const days = daysBetween(first, today)
-  // Static codes encode their content directly; no scan ever reaches the server.
-  if (code.type === 'static') return emptyAnalytics(days)
-  const range: repo.DayRange = { from: period === 'all' ? null : first, to: today }
-  // Repeatable read on PostgreSQL (SQLite transactions are snapshots anyway); read only, so on
-  // SQLite it starts deferred and reads past another process's write lock.
-  return ctx.db
-    .transaction()
-    .setIsolationLevel('repeatable read')
-    .setAccessMode('read only')
-    .execute(async (trx) => {
-      const counts = new Map((await repo.countScansByDay(trx, id, range)).map((r) => [r.day, r.count]))
-      const eventsByDay = days.map((date) => ({ date, count: counts.get(date) ?? 0 }))
-      const totalEvents =
-        range.from === null
-          ? await repo.countAllScans(trx, id)
-          : eventsByDay.reduce((sum, day) => sum + day.count, 0)
-      const uniqueVisitors = await repo.countVisitors(trx, id, range)
-      const top = {} as Record<Dimension, NameCount[]>
-      for (const dimension of DIMENSIONS)
-        top[dimension] = await repo.topValues(trx, ctx.dialect, id, dimension, range, TOP)
-      return {
-        totalEvents,
-        uniqueVisitors,
-        eventsByDay,
-        topDevices: top.device,
-        topBrowsers: top.browser,
-        topOs: top.os,
-        topCountries: top.country,
-        topCities: top.city,
-        topReferrers: top.referrer,
-      }
+  const now = ctx.clock.now().getTime()
+  const { window, previous } = resolveWindow(query, {
+    now,
+    firstInstant: Date.parse(code.createdAt),
+    defaultPeriod: '30d',
+  })
+  const codes = { ids: [id] }
+  if (code.type === 'static') {
+    const answer = toAnalytics(window, zeros(window))
+    return previous
+      ? { ...answer, previous: { from: previous.from, to: previous.to, totalEvents: 0, uniqueVisitors: 0 } }
+      : answer
+  }
+  return readOnly(ctx, async (db) => {
+    const summary = await summarize(db, codes, window, {
+      visitors: true,
+      now,
+      wholeLife: query.period === 'all' && !query.timezone,
     })
+    const answer = toAnalytics(window, summary)
+    return previous ? { ...answer, previous: await previousTotals(db, codes, previous) } : answer
+  })
+}
+
+/** `GET /qr-codes/{id}/scans`: the specification's shape, today and the 29 days before by default. */
+export async function getScans(
+  ctx: Ctx,
+  accountId: string,
+  id: string,
+  query: ScansQuery,
+): Promise<ScansReport> {
+  const code = await getQrCodeRecordOrThrow(ctx, accountId, id)
+  const { window } = resolveWindow(query, {
+    now: ctx.clock.now().getTime(),
+    firstInstant: Date.parse(code.createdAt),
+    defaultPeriod: '30d',
+  })
+  const summary =
+    code.type === 'static'
+      ? zeros(window)
+      : await readOnly(ctx, (db) =>
+          summarize(db, { ids: [id] }, window, {
+            visitors: false,
+            dimensions: ['country', 'device', 'referrer'],
+          }),
+        )
+  return {
+    from: window.from,
+    to: window.to,
+    timezone: window.timezone,
+    totalEvents: summary.totalEvents,
+    byDate: summary.eventsByDay,
+    byCountry: summary.top.country,
+    byDevice: summary.top.device,
+    byReferrer: summary.top.referrer,
+  }
+}
+
+/**
+ * The codes an account-wide request covers: the named ones (each a live code of the account,
+ * else a 404 naming it) or every live code, with the earliest creation among them.
+ */
+export async function resolveCodes(
+  ctx: Ctx,
+  accountId: string,
+  ids: string[] | undefined,
+): Promise<{ codes: CodeSet; firstInstant: number }> {
+  const now = ctx.clock.now().getTime()
+  if (!ids) {
+    const first = await codesRepo.earliestCreation(ctx.db, accountId)
+    const firstInstant = first ? Date.parse(first) : now
+    // A list of ids lets both databases seek each code's rows by primary key; PostgreSQL
+    // planned the subquery as a scan of the whole rollup. Past this many codes, the subquery.
+    const live = await codesRepo.liveCodeIds(ctx.db, accountId, MAX_LISTED_CODES + 1)
+    const listed = live.length > 0 && live.length <= MAX_LISTED_CODES
+    return { codes: listed ? { ids: live } : { accountId }, firstInstant }
+  }
+  const live = await codesRepo.findLiveCodes(ctx.db, accountId, ids)
+  const found = new Map(live.map((c) => [c.id, c.createdAt]))
+  const missing = ids.find((id) => !found.has(id))
+  if (missing) throw notFound('QR code', missing)
+  const first = Math.min(...live.map((c) => Date.parse(c.createdAt)))
+  return { codes: { ids }, firstInstant: first }
+}
+
+/** `GET /analytics` (DESIGN §16): the chosen codes together, visitors counted once, with topCodes. */
+export async function getAccountAnalytics(
+  ctx: Ctx,
+  accountId: string,
+  query: AccountAnalyticsQuery,
+): Promise<AccountAnalytics> {
+  const { qrCodeIds, ...windowQuery } = query
+  const { codes, firstInstant } = await resolveCodes(ctx, accountId, qrCodeIds)
+  const { window, previous } = resolveWindow(windowQuery, {
+    now: ctx.clock.now().getTime(),
+    firstInstant,
+    defaultPeriod: '30d',
+  })
+  return readOnly(ctx, async (db) => {
+    const answer = toAnalytics(window, await summarize(db, codes, window, { visitors: true }))
+    const split = splitWindow(window.countFrom, window.countTo)
+    const withCodes = { ...answer, topCodes: await topCodes(db, ctx.dialect, codes, split, TOP) }
+    return previous ? { ...withCodes, previous: await previousTotals(db, codes, previous) } : withCodes
+  })
 }

@@ -94,7 +94,7 @@ export function createQrCodesRouter(ctx: Ctx, deps: QrCodesRouterDeps) {
     }),
     analytics: async ({ params, query, req }) => ({
       status: 200,
-      body: { data: await getAnalytics(ctx, req.auth.accountId, params.id, query.period) },
+      body: { data: await getAnalytics(ctx, req.auth.accountId, params.id, query) },
     }),
     imagePng: image('png'),
     imageSvg: image('svg'),

@@ -6,6 +6,7 @@ import type { BeforeCommit } from '../../db/unit-of-work.js'
 import { yieldToRequests } from './batch-statement.js'
 import type { ScanEvent } from './scan-event.js'
 import { rollUp } from './scan-rollup.js'
+import { addToWindowRollups } from './scan-windows.js'
 import * as repo from './scans.repository.js'
 import type { SeenVisitors } from './seen-visitors.js'
 
@@ -120,6 +121,7 @@ export async function writeScans(
         await repo.addTotalCounts(trx, ctx.dialect, rollup.totals)
         await yieldToRequests()
         await updateVisitors(tx, rollup.visitors, seen)
+        await addToWindowRollups(trx, ctx.dialect, kept)
         await beforeCommit?.(trx, kept)
         return { kept: kept.length, visitors: rollup.visitors }
       })

@@ -1,0 +1,146 @@
+import SqliteDatabase from 'better-sqlite3'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely'
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ScanEvent } from '../../modules/scans/scan-event.js'
+import { rollUp } from '../../modules/scans/scan-rollup.js'
+import { windowRows } from '../../modules/scans/scan-windows.js'
+import type { Database } from '../schema.js'
+import { migrations } from './index.js'
+
+const V1 = '2026_11_24_1210_unique_external_id'
+const dialects = process.env.TEST_DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)
+
+/** A year of scans from a few hundred visitors, at any minute, every dimension varied. */
+function someScans(codes: string[], n: number): ScanEvent[] {
+  let seed = 42
+  const random = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+    return seed / 2 ** 31
+  }
+  const pick = <T>(values: readonly T[]) => values[Math.floor(random() * values.length)] as T
+  const start = Date.parse('2025-11-01T00:00:00.000Z')
+  return Array.from({ length: n }, () => ({
+    qrCodeId: pick(codes),
+    scannedAt: new Date(start + Math.floor(random() * 365 * 86_400_000)).toISOString(),
+    visitorId: `v${Math.floor(random() * 300)}`,
+    device: pick(['mobile', 'tablet', 'desktop', 'other'] as const),
+    browser: pick(['Chrome', 'Mobile Safari', null]),
+    os: pick(['iOS', 'Android', null]),
+    country: pick(['NP', 'US', 'DE', null]),
+    city: pick(['Kathmandu', 'New York', null]),
+    referrer: pick(['direct', 'news.example', null]),
+  }))
+}
+
+async function open(
+  dialect: (typeof dialects)[number],
+): Promise<{ db: Kysely<Database>; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: new SqliteDatabase(':memory:') }),
+    })
+    return { db, drop: () => db.destroy() }
+  }
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+  const name = `qrctl_migrate_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(process.env.TEST_DATABASE_URL as string)
+  url.pathname = `/${name}`
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString() }) }),
+  })
+  return {
+    db,
+    drop: async () => {
+      await db.destroy()
+      await admin.query(`DROP DATABASE ${name}`)
+      await admin.end()
+    },
+  }
+}
+
+describe.each(dialects)('the scan window migrations on %s', (dialect) => {
+  let handle: Awaited<ReturnType<typeof open>> | undefined
+  afterEach(async () => {
+    await handle?.drop()
+    handle = undefined
+  })
+
+  it('back-fill a v1 database with scans exactly as the live write path would have written them', async () => {
+    handle = await open(dialect)
+    const { db } = handle
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+    expect((await migrator.migrateTo(V1)).error).toBeUndefined()
+    const now = '2026-11-24T12:00:00.000Z'
+    await db
+      .insertInto('accounts')
+      .values({ id: 'acc', name: 'a', plan: 'pro', subscription_status: 'active', created_at: now })
+      .execute()
+    const codes = ['code-a', 'code-b']
+    for (const [i, id] of codes.entries())
+      await db
+        .insertInto('qr_codes')
+        .values({
+          id,
+          account_id: 'acc',
+          name: id,
+          type: 'dynamic',
+          content_type: 'url',
+          content: 'https://example.com',
+          short_code: `short${i}`,
+          target_url: 'https://example.com',
+          is_active: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute()
+    // A v1 database: the scans and the v1 rollups, as v1 wrote them.
+    const events = someScans(codes, 3_000)
+    for (let i = 0; i < events.length; i += 500)
+      await db
+        .insertInto('scans')
+        .values(
+          events.slice(i, i + 500).map((e) => ({
+            qr_code_id: e.qrCodeId,
+            scanned_at: e.scannedAt,
+            visitor_id: e.visitorId,
+            device: e.device,
+            browser: e.browser,
+            os: e.os,
+            country: e.country,
+            city: e.city,
+            referrer: e.referrer,
+          })),
+        )
+        .execute()
+    const v1 = rollUp(events)
+    for (const [id, n] of v1.scansPerCode)
+      await db.updateTable('qr_codes').set({ total_scans: n }).where('id', '=', id).execute()
+
+    expect((await migrator.migrateToLatest()).error).toBeUndefined()
+
+    const expected = windowRows(events)
+    const quarters = await db.selectFrom('scan_quarters').selectAll().execute()
+    const key = (r: { qr_code_id: string; dimension: string; quarter: number; value: string }) =>
+      `${r.qr_code_id}|${r.dimension}|${r.quarter}|${r.value}`
+    const stored = new Map(quarters.map((r) => [key({ ...r, quarter: Number(r.quarter) }), Number(r.count)]))
+    expect(stored).toEqual(new Map(expected.quarters.map((r) => [key(r), r.count])))
+    const dates = await db.selectFrom('scan_visitor_dates').selectAll().execute()
+    const dateKey = (r: { qr_code_id: string; day: string; visitor_id: string }) =>
+      `${r.qr_code_id}|${r.day}|${r.visitor_id}`
+    expect(new Set(dates.map(dateKey))).toEqual(new Set(expected.visitorDates.map(dateKey)))
+    // Not a scan lost: the quarter-hour counts add up to each code's total.
+    for (const [id, n] of v1.scansPerCode) {
+      const sum = await db
+        .selectFrom('scan_quarters')
+        .select((eb) => eb.fn.sum<number>('count').as('n'))
+        .where('qr_code_id', '=', id)
+        .where('dimension', '=', 'scans')
+        .executeTakeFirstOrThrow()
+      expect(Number(sum.n)).toBe(n)
+    }
+    expect((await migrator.migrateTo(V1)).error).toBeUndefined()
+  })
+})

@@ -1,0 +1,247 @@
+import { type SelectQueryBuilder, sql } from 'kysely'
+import type { Db, Dialect } from '../../db/database.js'
+import type { Database } from '../../db/schema.js'
+import { ALL_SCANS, DIMENSIONS } from '../scans/scan-rollup.js'
+import { QUARTER_MS } from '../scans/scan-windows.js'
+import type { Split } from './window.js'
+
+/** The codes a query covers: given ids, or every live code of an account. */
+export type CodeSet = { ids: string[] } | { accountId: string }
+
+/** The ids of a code set, as a list or as a subquery over the account's live codes. */
+export function codeIds(db: Db, codes: CodeSet) {
+  if ('ids' in codes) return codes.ids
+  return db
+    .selectFrom('qr_codes')
+    .select('qr_codes.id')
+    .where('qr_codes.account_id', '=', codes.accountId)
+    .where('qr_codes.deleted_at', 'is', null)
+}
+
+const quarter = (ms: number) => Math.floor(ms / QUARTER_MS)
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/**
+ * Names sort by code point on both dialects, as SQLite does: PostgreSQL would otherwise use
+ * the database's locale.
+ */
+const collated = (dialect: Dialect, column: string) =>
+  dialect === 'postgres' ? sql`${sql.ref(column)} collate "C"` : sql.ref(column)
+
+/** Scans per quarter hour in [from, to), summed over the codes. */
+export async function countByQuarter(
+  db: Db,
+  codes: CodeSet,
+  from: number,
+  to: number,
+): Promise<{ quarter: number; count: number }[]> {
+  if (to <= from) return []
+  const rows = await db
+    .selectFrom('scan_quarters')
+    .select((eb) => ['quarter', eb.fn.sum<number>('count').as('total')])
+    .where('qr_code_id', 'in', codeIds(db, codes))
+    .where('dimension', '=', ALL_SCANS)
+    .where('quarter', '>=', quarter(from))
+    .where('quarter', '<', quarter(to))
+    .groupBy('quarter')
+    .orderBy('quarter')
+    .execute()
+  return rows.map((r) => ({ quarter: Number(r.quarter), count: Number(r.total) }))
+}
+
+type CountRow = { qr_code_id: string; dimension: string; value: string; count: number }
+
+/** Rollup rows of a split window: whole UTC days from scan_daily, its ends per quarter hour. */
+function rollupRows(
+  db: Db,
+  codes: CodeSet,
+  dimensions: readonly string[],
+  split: Split,
+): SelectQueryBuilder<Database, 'scan_daily' | 'scan_quarters', CountRow> | null {
+  const parts: SelectQueryBuilder<Database, 'scan_daily' | 'scan_quarters', CountRow>[] = []
+  if (split.days) {
+    const { first, last } = split.days
+    parts.push(
+      db
+        .selectFrom('scan_daily')
+        .select(['qr_code_id', 'dimension', 'value', 'count'])
+        .where('qr_code_id', 'in', codeIds(db, codes))
+        .where('dimension', 'in', dimensions)
+        .where('day', '>=', first)
+        .where('day', '<=', last) as SelectQueryBuilder<Database, 'scan_daily' | 'scan_quarters', CountRow>,
+    )
+  }
+  if (split.edges.length > 0) {
+    parts.push(
+      db
+        .selectFrom('scan_quarters')
+        .select(['qr_code_id', 'dimension', 'value', 'count'])
+        .where('qr_code_id', 'in', codeIds(db, codes))
+        .where('dimension', 'in', dimensions)
+        .where((eb) =>
+          eb.or(
+            split.edges.map(([from, to]) =>
+              eb.and([eb('quarter', '>=', quarter(from)), eb('quarter', '<', quarter(to))]),
+            ),
+          ),
+        ) as SelectQueryBuilder<Database, 'scan_daily' | 'scan_quarters', CountRow>,
+    )
+  }
+  const [first, ...rest] = parts
+  if (!first) return null
+  return rest.reduce((all, part) => all.unionAll(part), first)
+}
+
+/** Scans per dimension and value over the codes in a split window (every value). */
+export async function countByValue(
+  db: Db,
+  codes: CodeSet,
+  split: Split,
+  dimensions: readonly string[] = DIMENSIONS,
+): Promise<{ dimension: string; value: string; count: number }[]> {
+  const rows = rollupRows(db, codes, dimensions, split)
+  if (!rows) return []
+  const sums = await db
+    .selectFrom(rows.as('t'))
+    .select((eb) => ['t.dimension', 't.value', eb.fn.sum<number>('t.count').as('total')])
+    .groupBy(['t.dimension', 't.value'])
+    .execute()
+  return sums.map((r) => ({ dimension: r.dimension, value: r.value, count: Number(r.total) }))
+}
+
+/** The codes with the most scans in a split window, count desc then name asc (then id). */
+export async function topCodes(
+  db: Db,
+  dialect: Dialect,
+  codes: CodeSet,
+  split: Split,
+  limit: number,
+): Promise<{ id: string; name: string; count: number }[]> {
+  const rows = rollupRows(db, codes, [ALL_SCANS], split)
+  if (!rows) return []
+  const top = await db
+    .selectFrom(rows.as('t'))
+    .innerJoin('qr_codes', 'qr_codes.id', 't.qr_code_id')
+    .select((eb) => ['qr_codes.id', 'qr_codes.name', eb.fn.sum<number>('t.count').as('total')])
+    .groupBy(['qr_codes.id', 'qr_codes.name'])
+    .orderBy('total', 'desc')
+    .orderBy(collated(dialect, 'qr_codes.name'))
+    .orderBy('qr_codes.id')
+    .limit(limit)
+    .execute()
+  return top.map((r) => ({ id: r.id, name: r.name, count: Number(r.total) }))
+}
+
+/**
+ * Distinct visitors over the codes in a split window, exactly: the visitors of its whole UTC
+ * days (one row per visitor and day) united with those of the scans at its two ends.
+ */
+export async function countVisitors(db: Db, codes: CodeSet, split: Split): Promise<number> {
+  type VisitorRow = { visitor_id: string }
+  const parts: SelectQueryBuilder<Database, 'scan_visitor_dates' | 'scans', VisitorRow>[] = []
+  if (split.days) {
+    const { first, last } = split.days
+    parts.push(
+      db
+        .selectFrom('scan_visitor_dates')
+        .select('visitor_id')
+        .where('qr_code_id', 'in', codeIds(db, codes))
+        .where('day', '>=', first)
+        .where('day', '<=', last) as SelectQueryBuilder<Database, 'scan_visitor_dates' | 'scans', VisitorRow>,
+    )
+  }
+  for (const [from, to] of split.edges) {
+    parts.push(
+      db
+        .selectFrom('scans')
+        .select('visitor_id')
+        .where('qr_code_id', 'in', codeIds(db, codes))
+        .where('scanned_at', '>=', iso(from))
+        .where('scanned_at', '<', iso(to)) as SelectQueryBuilder<
+        Database,
+        'scan_visitor_dates' | 'scans',
+        VisitorRow
+      >,
+    )
+  }
+  const [first, ...rest] = parts
+  if (!first) return 0
+  const all = rest.reduce((union, part) => union.union(part), first)
+  const row = await db
+    .selectFrom(all.as('v'))
+    .select((eb) => eb.fn.count<number>('v.visitor_id').distinct().as('n'))
+    .executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
+/** Scans per UTC day from the daily rollup (for windows whose days are UTC days). */
+export async function countByUtcDay(
+  db: Db,
+  codes: CodeSet,
+  first: string,
+  last: string,
+): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('scan_daily')
+    .select((eb) => ['day', eb.fn.sum<number>('count').as('total')])
+    .where('qr_code_id', 'in', codeIds(db, codes))
+    .where('dimension', '=', ALL_SCANS)
+    .where('day', '>=', first)
+    .where('day', '<=', last)
+    .groupBy('day')
+    .execute()
+  return new Map(rows.map((r) => [r.day, Number(r.total)]))
+}
+
+/**
+ * Distinct visitors of one code whose latest scan is on `from` or later (v1's last-seen
+ * histogram): for a window that ends today, exactly the visitors with a scan in it.
+ */
+export async function countVisitorsSince(db: Db, qrCodeId: string, from: string): Promise<number> {
+  const row = await db
+    .selectFrom('scan_visitor_days')
+    .select((eb) => eb.fn.sum<number>('count').as('n'))
+    .where('qr_code_id', '=', qrCodeId)
+    .where('day', '>=', from)
+    .executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
+/** Lifetime counts per dimension and value of one code (for `period=all`). */
+export async function lifetimeByValue(
+  db: Db,
+  qrCodeId: string,
+  dimensions: readonly string[],
+): Promise<{ dimension: string; value: string; count: number }[]> {
+  const rows = await db
+    .selectFrom('scan_totals')
+    .select(['dimension', 'value', 'count'])
+    .where('qr_code_id', '=', qrCodeId)
+    .where('dimension', 'in', dimensions)
+    .execute()
+  return rows.map((r) => ({ dimension: r.dimension, value: r.value, count: Number(r.count) }))
+}
+
+/**
+ * Distinct visitors of one code from `fromMs` until now, exactly, for a window in any zone that
+ * ends today: those last seen on a whole UTC day of it (v1's histogram), plus those with a scan
+ * in its partial first UTC day who were not seen after it (that day's scans, nothing more).
+ */
+export async function countVisitorsUntilNow(db: Db, qrCodeId: string, fromMs: number): Promise<number> {
+  const firstWhole = Math.ceil(fromMs / 86_400_000) * 86_400_000
+  const day = iso(firstWhole).slice(0, 10)
+  const since = await countVisitorsSince(db, qrCodeId, day)
+  if (firstWhole === fromMs) return since
+  const row = await db
+    .selectFrom('scans as s')
+    .innerJoin('scan_visitors as v', (join) =>
+      join.onRef('v.qr_code_id', '=', 's.qr_code_id').onRef('v.visitor_id', '=', 's.visitor_id'),
+    )
+    .select((eb) => eb.fn.count<number>('s.visitor_id').distinct().as('n'))
+    .where('s.qr_code_id', '=', qrCodeId)
+    .where('s.scanned_at', '>=', iso(fromMs))
+    .where('s.scanned_at', '<', iso(firstWhole))
+    .where('v.last_day', '<', day)
+    .executeTakeFirst()
+  return since + Number(row?.n ?? 0)
+}
