@@ -90,6 +90,36 @@ describe.each(dialects())('GET /analytics on %s', (dialect) => {
       expectError(await a.client.get(`/analytics?qrCodeIds=${later.id}`), 404, 'not_found')
     })
 
+    it('takes tag, repeatable, as the list does: codes with every tag, with qrCodeIds too', async () => {
+      const a = await account([])
+      const menu = await createCode(a.client, dynamicCode({ name: 'Menu', tags: ['spring', 'Menu'] }))
+      const door = await createCode(a.client, dynamicCode({ name: 'Door', tags: ['spring'] }))
+      const flyer = await createCode(a.client, dynamicCode({ name: 'Flyer', tags: ['autumn'] }))
+      await scansAt(server, a.accountId, menu.id, [{ at: '2026-11-10T10:00:00.000Z', visitor: 'x' }])
+      await scansAt(server, a.accountId, door.id, [
+        { at: '2026-11-11T10:00:00.000Z', visitor: 'x' },
+        { at: '2026-11-11T11:00:00.000Z', visitor: 'y' },
+      ])
+      await scansAt(server, a.accountId, flyer.id, [{ at: '2026-11-12T10:00:00.000Z', visitor: 'z' }])
+      const window = 'from=2026-11-01&to=2026-11-20'
+      const spring = await stats(a.client, `tag=spring&${window}`)
+      expect(spring).toMatchObject({ totalEvents: 3, uniqueVisitors: 2 })
+      expect(spring.topCodes.map((c: { name: string }) => c.name)).toEqual(['Door', 'Menu'])
+      // Normalised like tags; repeated: codes with every one.
+      expect(await stats(a.client, `tag=%20MENU%20&tag=spring&${window}`)).toMatchObject({ totalEvents: 1 })
+      expect(await stats(a.client, `tag=spring&qrCodeIds=${door.id},${flyer.id}&${window}`)).toMatchObject({
+        totalEvents: 2,
+        uniqueVisitors: 2,
+      })
+      // A tag no code carries: zeros, not a 404; a code named by qrCodeIds must still exist.
+      expect(await stats(a.client, `tag=winter&${window}`)).toMatchObject({ totalEvents: 0, topCodes: [] })
+      expectError(await a.client.get(`/analytics?tag=spring&qrCodeIds=${MISSING_ID}`), 404, 'not_found')
+      // The export takes it too.
+      const csv = await a.client.get(`/analytics/export?tag=spring&${window}`)
+      expect(csv.status).toBe(200)
+      expect(csv.text.trim().split('\n')).toHaveLength(1 + 3)
+    })
+
     it('answers zeros for an account without codes', async () => {
       const a = await account([])
       const data = await stats(a.client, 'period=7d')
@@ -99,18 +129,22 @@ describe.each(dialects())('GET /analytics on %s', (dialect) => {
   })
 
   describe('errors', () => {
-    it('answers 400 for qrCodeIds that are not 1–100 UUIDs, and for tag (until tags exist)', async () => {
+    it('answers 400 for qrCodeIds that are not 1–100 UUIDs, and for a tag that is no tag', async () => {
       const a = await account(['One'])
       for (const query of [
         'qrCodeIds=',
         'qrCodeIds=nope',
         `qrCodeIds=${a.codes.One},`,
         `qrCodeIds=${Array(101).fill(MISSING_ID).join(',')}`,
-        'tag=spring',
+        'tag=',
+        'tag=no%2Fslash',
+        `tag=${'x'.repeat(41)}`,
       ]) {
         const res = await a.client.get(`/analytics?${query}`)
         expectError(res, 400, 'validation_error')
-        expect(res.body.details.issues[0].path, query).toBe(query.startsWith('tag') ? '' : 'qrCodeIds')
+        expect(res.body.details.issues[0].path, query).toMatch(
+          query.startsWith('tag') ? /^tag/ : /^qrCodeIds$/,
+        )
       }
     })
 

@@ -72,6 +72,15 @@ describe('qrctl analytics with windows and zones', () => {
     expect(lines).toContainEqual(['code', door.id, 'Door', '1'])
     const json = await runCli(['analytics', '--all', '--codes', door.id, '--json'], { env })
     expect(AccountAnalyticsSchema.parse(JSON.parse(json.stdout)).totalEvents).toBe(1)
+    await sdk.qrCodes.update(door.id, { tags: ['door', 'spring'] })
+    const tagged = await runCli(['analytics', '--all', '--tag', 'spring', '--tag', 'door', '--json'], { env })
+    expect(tagged.code, tagged.stderr).toBe(0)
+    expect(AccountAnalyticsSchema.parse(JSON.parse(tagged.stdout)).topCodes).toEqual([
+      { id: door.id, name: 'Door', count: 1 },
+    ])
+    const none = await runCli(['analytics', '--all', '--tag', 'nobody-has-it', '--json'], { env })
+    expect(AccountAnalyticsSchema.parse(JSON.parse(none.stdout)).totalEvents).toBe(0)
+    expect((await runCli(['analytics', menu.id, '--tag', 'spring'], { env })).code).toBe(2)
     const tty = await runCli(
       [
         'analytics',

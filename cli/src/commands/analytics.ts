@@ -38,6 +38,7 @@ interface Flags {
   compare?: boolean
   all?: boolean
   codes?: string
+  tag?: string[]
 }
 
 /** One record per line, its kind first: `total`, `unique`, `day`, then one per top-list entry. */
@@ -134,11 +135,17 @@ export function registerAnalyticsCommand(program: Command, session: Session): vo
     .option('--compare', 'also show the window of as many days just before')
     .option('--all', 'every code of the account together, with the top codes')
     .option('--codes <ids>', 'with --all: only these codes (comma-separated ids)')
+    .option(
+      '--tag <tag>',
+      'with --all: only codes with this tag; repeat for codes with every one',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
   withExamples(command, [
     'qrctl analytics 6f1c…',
     'qrctl analytics 6f1c… --period 7d --tz America/New_York',
     'qrctl analytics 6f1c… --from 2026-03-01 --to 2026-03-31 --tz Asia/Kathmandu --compare',
     'qrctl analytics --all --period 90d',
+    'qrctl analytics --all --tag spring --from 2026-03-01 --to 2026-05-31 --tz Europe/Berlin',
     'qrctl analytics 6f1c… --period all --json | jq .topCountries',
     'qrctl analytics 6f1c… | grep ^day   # tab-separated when piped',
   ])
@@ -147,11 +154,16 @@ export function registerAnalyticsCommand(program: Command, session: Session): vo
     if (flags.all && id) throw usageError('Give a code id or --all, not both')
     if (!flags.all && !id) throw usageError('Which code?', 'Give a code id, or --all for every code.')
     if (flags.codes && !flags.all) throw usageError('--codes goes with --all')
+    if (flags.tag && !flags.all) throw usageError('--tag goes with --all')
     const query = windowQuery(flags)
     const data: Stats = await session.call(
       async (client) =>
         flags.all
-          ? client.analytics.get({ ...query, ...(flags.codes ? { qrCodeIds: flags.codes } : {}) })
+          ? client.analytics.get({
+              ...query,
+              ...(flags.codes ? { qrCodeIds: flags.codes } : {}),
+              ...(flags.tag ? { tag: flags.tag } : {}),
+            })
           : client.qrCodes.analytics(await resolveCodeId(client, id as string), query),
       'Fetching analytics…',
     )

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { isTimeZone, strictObject, Uuid } from './common.js'
+import { TagFilter } from './tags.js'
 
 export const Period = z.enum(['7d', '30d', '90d', 'all'])
 export type Period = z.infer<typeof Period>
@@ -63,7 +64,16 @@ export const QrCodeIds = z
   })
   .describe('1–100 comma-separated code ids; every live code of the account when left out')
 
-export const AccountAnalyticsQuery = strictObject({ ...windowShape, qrCodeIds: QrCodeIds.optional() })
+/** `tag`, repeatable, as on the code list (DESIGN §17): codes carrying every one. */
+const tagFilter = TagFilter.optional().describe(
+  'Only codes with this tag; repeat it (`tag=a&tag=b`) for codes with every one',
+)
+
+export const AccountAnalyticsQuery = strictObject({
+  ...windowShape,
+  qrCodeIds: QrCodeIds.optional(),
+  tag: tagFilter,
+})
 export type AccountAnalyticsQuery = z.infer<typeof AccountAnalyticsQuery>
 
 export const ScansQuery = strictObject({
@@ -78,6 +88,7 @@ export const ExportQuery = strictObject({
   to: LocalDate.describe('Last local day, inclusive (at most 366 days)'),
   timezone: TimeZone.optional(),
   qrCodeIds: QrCodeIds.optional(),
+  tag: tagFilter,
 })
 export type ExportQuery = z.infer<typeof ExportQuery>
 

@@ -4,7 +4,7 @@ import { CONTENT_TYPES, encodePayload } from '../payload/encoders.js'
 import { HexColor, httpUrl, pageQuery, QueryBoolean, strictObject } from './common.js'
 import { designColorIssues, designShape } from './designs.js'
 import { redirectFieldsOnStatic, redirectFieldsOut, redirectFieldsShape } from './redirect-rules.js'
-import { TAG_LIMIT, Tag, Tags } from './tags.js'
+import { TAG_LIMIT, Tag, TagFilter, Tags } from './tags.js'
 
 export const QrType = z
   .enum(['static', 'dynamic'])
@@ -257,11 +257,9 @@ export const ListQrCodesQuery = strictObject({
   deleted: QueryBoolean.optional().describe(
     'true lists deleted codes that can still be restored, newest deletion first, with deletedAt and purgeAt',
   ),
-  tag: z
-    .union([Tag, z.array(Tag).max(TAG_LIMIT, `At most ${TAG_LIMIT} tags`)])
-    .transform((tags) => (Array.isArray(tags) ? [...new Set(tags)] : [tags]))
-    .optional()
-    .describe('Only codes with this tag; repeat it (`tag=a&tag=b`) for codes with every one'),
+  tag: TagFilter.optional().describe(
+    'Only codes with this tag; repeat it (`tag=a&tag=b`) for codes with every one',
+  ),
   search: SearchTerm.optional().describe(
     'Only codes whose name, content, targetUrl, shortCode or externalId contains this text (case-insensitive; every character is literal)',
   ),

@@ -47,6 +47,14 @@ export const Tags = z
   .describe(`At most ${TAG_LIMIT} distinct tags; each is trimmed and lower-cased, duplicates are dropped`)
 
 /** A tag and how many codes (not deleted; inactive ones included) carry it. */
+/**
+ * A `tag` query parameter (the code list, account analytics, the export): one tag or several
+ * (`tag=a&tag=b`), normalised, meaning codes that carry every one.
+ */
+export const TagFilter = z
+  .union([Tag, z.array(Tag).max(TAG_LIMIT, `At most ${TAG_LIMIT} tags`)])
+  .transform((tags) => (Array.isArray(tags) ? [...new Set(tags)] : [tags]))
+
 export const TagCount = z.object({
   name: z.string().describe('The tag'),
   count: z.number().int().describe('How many of your codes that are not deleted carry it'),

@@ -62,8 +62,8 @@ export interface ScanExport {
  * taken the last one (back-pressure), so memory stays flat however many rows there are.
  */
 export async function exportScans(ctx: Ctx, accountId: string, query: ExportQuery): Promise<ScanExport> {
-  const { qrCodeIds, ...windowQuery } = query
-  const { codes, firstInstant } = await resolveCodes(ctx, accountId, qrCodeIds)
+  const { qrCodeIds, tag, ...windowQuery } = query
+  const { codes, firstInstant } = await resolveCodes(ctx, accountId, qrCodeIds, tag)
   const { window } = resolveWindow(windowQuery, {
     now: ctx.clock.now().getTime(),
     firstInstant,

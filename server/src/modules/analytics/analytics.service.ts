@@ -17,6 +17,7 @@ import * as codesRepo from './analytics.repository.js'
 import { resolveWindow, splitWindow, type Window } from './window.js'
 import {
   type CodeSet,
+  earliestCreationOf,
   countByQuarter,
   countByUtcDay,
   countByValue,
@@ -229,14 +230,22 @@ export async function getScans(
 
 /**
  * The codes an account-wide request covers: the named ones (each a live code of the account,
- * else a 404 naming it) or every live code, with the earliest creation among them.
+ * else a 404 naming it) or every live code, with the earliest creation among them. `tags`
+ * narrows either to the codes carrying every one (none carrying them: zeros, not a 404).
  */
 export async function resolveCodes(
   ctx: Ctx,
   accountId: string,
   ids: string[] | undefined,
+  tags?: readonly string[],
 ): Promise<{ codes: CodeSet; firstInstant: number }> {
   const now = ctx.clock.now().getTime()
+  if (tags && tags.length > 0) {
+    if (ids) await resolveCodes(ctx, accountId, ids)
+    const codes: CodeSet = { accountId, tags, ...(ids && { within: ids }) }
+    const first = await earliestCreationOf(ctx.db, codes)
+    return { codes, firstInstant: first ? Date.parse(first) : now }
+  }
   if (!ids) {
     const first = await codesRepo.earliestCreation(ctx.db, accountId)
     const firstInstant = first ? Date.parse(first) : now
@@ -260,8 +269,8 @@ export async function getAccountAnalytics(
   accountId: string,
   query: AccountAnalyticsQuery,
 ): Promise<AccountAnalytics> {
-  const { qrCodeIds, ...windowQuery } = query
-  const { codes, firstInstant } = await resolveCodes(ctx, accountId, qrCodeIds)
+  const { qrCodeIds, tag, ...windowQuery } = query
+  const { codes, firstInstant } = await resolveCodes(ctx, accountId, qrCodeIds, tag)
   const { window, previous } = resolveWindow(windowQuery, {
     now: ctx.clock.now().getTime(),
     firstInstant,

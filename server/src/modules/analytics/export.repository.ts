@@ -25,7 +25,7 @@ export async function exportCodes(
     .select(['id', 'short_code', 'name'])
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)
-  if ('ids' in codes) query = query.where('id', 'in', codes.ids)
+  if ('ids' in codes || codes.tags || codes.within) query = query.where('id', 'in', codeIds(db, codes))
   const rows = await query.execute()
   return new Map(rows.map((r) => [r.id, { shortCode: r.short_code, name: r.name }]))
 }

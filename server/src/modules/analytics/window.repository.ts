@@ -5,17 +5,44 @@ import { ALL_SCANS, DIMENSIONS } from '../scans/scan-rollup.js'
 import { QUARTER_MS } from '../scans/scan-windows.js'
 import type { Split } from './window.js'
 
-/** The codes a query covers: given ids, or every live code of an account. */
-export type CodeSet = { ids: string[] } | { accountId: string }
+/**
+ * The codes a query covers: given ids, or the account's live codes, those carrying every one of
+ * `tags` (DESIGN §17) when given, and among `within` when given.
+ */
+export type CodeSet =
+  | { ids: string[] }
+  | { accountId: string; tags?: readonly string[]; within?: readonly string[] }
 
 /** The ids of a code set, as a list or as a subquery over the account's live codes. */
 export function codeIds(db: Db, codes: CodeSet) {
   if ('ids' in codes) return codes.ids
-  return db
+  let query = db
     .selectFrom('qr_codes')
     .select('qr_codes.id')
     .where('qr_codes.account_id', '=', codes.accountId)
     .where('qr_codes.deleted_at', 'is', null)
+  if (codes.within) query = query.where('qr_codes.id', 'in', codes.within)
+  for (const tag of codes.tags ?? [])
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('qr_code_tags')
+          .select('qr_code_tags.qr_code_id')
+          .whereRef('qr_code_tags.qr_code_id', '=', 'qr_codes.id')
+          .where('qr_code_tags.tag', '=', tag),
+      ),
+    )
+  return query
+}
+
+/** When the earliest of the set's codes was created (an ISO instant), if it has any. */
+export async function earliestCreationOf(db: Db, codes: CodeSet): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('qr_codes')
+    .select((eb) => eb.fn.min('created_at').as('first'))
+    .where('id', 'in', codeIds(db, codes))
+    .executeTakeFirst()
+  return row?.first ?? undefined
 }
 
 const quarter = (ms: number) => Math.floor(ms / QUARTER_MS)
