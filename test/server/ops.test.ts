@@ -52,7 +52,7 @@ describe.each(dialects())('operational routes on %s', (dialect) => {
     const served: Json = await res.json()
     expect(served.servers).toEqual([{ url: 'https://api.qrctl.example' }])
     expect({ ...served, servers: undefined }).toEqual({ ...committedOpenApi, servers: undefined })
-    expect(served.info.version).toBe('1.0.0')
+    expect(served.info.version).toBe('1.1.0')
   })
 
   it('serves /docs as an HTML page whose scripts and stylesheets all come from this server', async () => {
