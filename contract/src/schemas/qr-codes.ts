@@ -4,7 +4,7 @@ import { CONTENT_TYPES, encodePayload } from '../payload/encoders.js'
 import { HexColor, httpUrl, pageQuery, QueryBoolean, strictObject } from './common.js'
 import { designColorIssues, designShape } from './designs.js'
 import { redirectFieldsOnStatic, redirectFieldsOut, redirectFieldsShape } from './redirect-rules.js'
-import { TAG_LIMIT, Tag, TagFilter, Tags } from './tags.js'
+import { TagFilter, Tags } from './tags.js'
 
 export const QrType = z
   .enum(['static', 'dynamic'])

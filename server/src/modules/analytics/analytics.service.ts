@@ -17,12 +17,12 @@ import * as codesRepo from './analytics.repository.js'
 import { resolveWindow, splitWindow, type Window } from './window.js'
 import {
   type CodeSet,
-  earliestCreationOf,
   countByQuarter,
   countByUtcDay,
   countByValue,
   countVisitors,
   countVisitorsUntilNow,
+  earliestCreationOf,
   lifetimeByValue,
   topCodes,
 } from './window.repository.js'
