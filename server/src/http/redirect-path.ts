@@ -3,7 +3,7 @@ import { Counter } from 'prom-client'
 import type { Ctx } from '../context.js'
 import { fromDatabaseError } from '../db/errors.js'
 import type { HotLookups } from '../db/hot-lookup.js'
-import { registry } from '../lib/metrics.js'
+import { counterSeries, registry } from '../lib/metrics.js'
 import { verifyPassword } from '../modules/redirects/password.js'
 import { PasswordLockout } from '../modules/redirects/password-lockout.js'
 import {
@@ -44,8 +44,16 @@ const outcomes = new Counter({
   labelNames: ['outcome'] as const,
   registers: [registry],
 })
-const counted = outcomes.labels('counted')
-const notCounted = outcomes.labels('not_counted')
+/** One bound series per outcome (lib/metrics.ts: prom-client's labels() costs about a µs a call). */
+const outcomeSeries = new Map<string, () => void>()
+function countOutcome(outcome: string): void {
+  let inc = outcomeSeries.get(outcome)
+  if (!inc) {
+    inc = counterSeries(outcomes, { outcome })
+    outcomeSeries.set(outcome, inc)
+  }
+  inc()
+}
 
 const ROUTE = '/r/:shortCode'
 /** A password form is one field and a referrer; anything larger is not ours. */
@@ -103,7 +111,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
   }
 
   const finish = (req: IncomingMessage, start: RequestStart, status: number, outcome: string) => {
-    outcomes.labels(outcome).inc()
+    countOutcome(outcome)
     finishRequest(
       ctx,
       start,
@@ -180,13 +188,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
         userAgent: req.headers['user-agent'],
         referer: scan.referer,
       })
-    ;(isCounted ? counted : notCounted).inc()
-    finishRequest(
-      ctx,
-      start,
-      { method: req.method, route: ROUTE, status: 302, outcome: isCounted ? 'counted' : 'not_counted' },
-      'debug',
-    )
+    finish(req, start, 302, isCounted ? 'counted' : 'not_counted')
   }
 
   const answer = (scan: Scan, resolution: Resolution, target: RedirectTarget | undefined) => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { API_PREFIX } from '@qrctl/contract'
 import type { Ctx } from '../context.js'
+import { histogramSeries } from '../lib/metrics.js'
 import { requestIdFrom } from '../lib/request-id.js'
 import type { Auth } from '../modules/api-keys/api-keys.service.js'
 import { httpDuration } from './metrics.js'
@@ -45,13 +46,13 @@ export interface RequestEnd {
   outcome?: string
 }
 
-/** The duration series of a method, route and status, looked up once rather than per request. */
-const series = new Map<string, ReturnType<typeof httpDuration.labels>>()
+/** The duration series of a method, route and status, bound once rather than per request. */
+const series = new Map<string, (seconds: number) => void>()
 function durationSeries(method: string, route: string, status: number) {
   const key = `${method} ${route} ${status}`
   let found = series.get(key)
   if (!found) {
-    found = httpDuration.labels({ method, route, status: String(status) })
+    found = histogramSeries(httpDuration, { method, route, status: String(status) })
     series.set(key, found)
   }
   return found
@@ -69,7 +70,7 @@ export function finishRequest(
 ): void {
   const ms = performance.now() - start.started
   const method = end.method ?? 'GET'
-  durationSeries(method, end.route ?? 'unmatched', end.status).observe(ms / 1000)
+  durationSeries(method, end.route ?? 'unmatched', end.status)(ms / 1000)
   if (!ctx.logger.isLevelEnabled(level)) return
   const route = end.route ?? end.path?.replace(KEY_IN_PATH, 'qrk_[redacted]') ?? 'unmatched'
   const line: Record<string, unknown> = {
