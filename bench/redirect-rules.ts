@@ -9,73 +9,21 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, type LoadResult, load, requireBuild, round, startQrctl } from './redirect-support.js'
+import { freePort, requireBuild, round, startQrctl } from './redirect-support.js'
+import {
+  type Measured,
+  measureRedirects,
+  scannerHeaders,
+  TWENTY_RULES,
+  TWENTY_RULES_TARGET,
+} from './scanners.js'
 
 const CONNECTIONS = 50
 const WARMUP_S = 2
 const MEASURE_S = Number(process.env.BENCH_SECONDS ?? 8)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4)
 
-const AGENTS = [
-  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1',
-  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
-  'Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1',
-  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
-]
-const LANGUAGES = ['en-US,en;q=0.9', 'de-DE,de;q=0.9,en;q=0.5', 'fr;q=0.8, en;q=0.7', 'pt-BR']
-const ADDRESSES = Array.from({ length: 20_000 }, (_, i) => {
-  const n = 0x01000000 + i * 0x1f0f1
-  return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`
-})
-
-let n = 0
-function scannerHeaders(): Record<string, string> {
-  n++
-  return {
-    'user-agent': AGENTS[n % AGENTS.length] as string,
-    'accept-language': LANGUAGES[n % LANGUAGES.length] as string,
-    'x-forwarded-for': ADDRESSES[(n * 7919) % ADDRESSES.length] as string,
-  }
-}
-
-const ANY_DEVICE = { type: 'device', values: ['mobile', 'tablet', 'desktop'] }
-/** 19 rules of two conditions each, the first holding and the second not, then one that holds. */
-const MISSES = [
-  { type: 'country', values: ['JP', 'KR', 'CN'] },
-  { type: 'language', values: ['ja', 'ko'] },
-  { type: 'os', values: ['chromeos'] },
-  { type: 'query', key: 'campaign', value: 'never' },
-  { type: 'schedule', timezone: 'Pacific/Kiritimati', days: ['mon'], from: '03:00', to: '03:01' },
-  { type: 'after', value: '2999-01-01T00:00:00Z' },
-  { type: 'before', value: '2000-01-01T00:00:00Z' },
-]
-const RULES = [
-  ...Array.from({ length: 19 }, (_, i) => ({
-    targetUrl: `https://example.com/miss-${i}`,
-    conditions: [ANY_DEVICE, MISSES[i % MISSES.length]],
-  })),
-  {
-    targetUrl: 'https://example.com/hit',
-    conditions: [ANY_DEVICE, { type: 'before', value: '2999-01-01T00:00:00Z' }],
-  },
-]
-
-interface Measured extends LoadResult {
-  /** Server CPU time per measured response, µs: steadier than req/s on a shared machine. */
-  cpuPerRequestUs: number
-}
-
-async function measure(url: string, server: { cpuMs(): number }): Promise<Measured> {
-  await load({ url, connections: CONNECTIONS, durationSeconds: WARMUP_S, headersPerRequest: scannerHeaders })
-  const cpuBefore = server.cpuMs()
-  const result = await load({
-    url,
-    connections: CONNECTIONS,
-    durationSeconds: MEASURE_S,
-    headersPerRequest: scannerHeaders,
-  })
-  return { ...result, cpuPerRequestUs: ((server.cpuMs() - cpuBefore) * 1000) / result.completed }
-}
+const RUN = { connections: CONNECTIONS, warmupSeconds: WARMUP_S, seconds: MEASURE_S }
 
 const line = (name: string, r: Measured) =>
   `${name} ${Math.round(r.requestsPerSecond)} req/s p99 ${r.p99.toFixed(2)} ms CPU ${r.cpuPerRequestUs.toFixed(1)} µs/req`
@@ -102,13 +50,12 @@ async function main() {
       return ((await res.json()) as { data: { shortCode: string } }).data.shortCode
     }
     const plain = await create({})
-    const ruled = await create({ rules: RULES })
+    const ruled = await create({ rules: TWENTY_RULES })
     const check = await fetch(`http://127.0.0.1:${port}/r/${ruled}`, {
       redirect: 'manual',
       headers: scannerHeaders(),
     })
-    if (check.headers.get('location') !== 'https://example.com/hit')
-      throw new Error('the last rule did not match')
+    if (check.headers.get('location') !== TWENTY_RULES_TARGET) throw new Error('the last rule did not match')
 
     // The server slows as its scans table grows, so each round measures plain, ruled, ruled,
     // plain (ABBA): the drift falls on both codes alike.
@@ -117,8 +64,8 @@ async function main() {
     const ruledUrl = `http://127.0.0.1:${port}/r/${ruled}`
     for (let r = 1; r <= ROUNDS; r++) {
       const first = r % 2 === 1
-      const a = await measure(first ? plainUrl : ruledUrl, server)
-      const b = await measure(first ? ruledUrl : plainUrl, server)
+      const a = await measureRedirects(first ? plainUrl : ruledUrl, server, RUN)
+      const b = await measureRedirects(first ? ruledUrl : plainUrl, server, RUN)
       const [p, q] = first ? [a, b] : [b, a]
       process.stdout.write(
         `round ${r}: ${line('plain', p)}; ${line('20 rules', q)} (${p.errors + q.errors} errors)\n`,
@@ -132,7 +79,7 @@ async function main() {
     const summary = {
       connections: CONNECTIONS,
       seconds: MEASURE_S,
-      rules: RULES.length,
+      rules: TWENTY_RULES.length,
       rounds: rounds.map((x) => ({
         plainRps: Math.round(x.plain.requestsPerSecond),
         ruledRps: Math.round(x.ruled.requestsPerSecond),

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -40,13 +40,33 @@ export interface Child {
   stop(): Promise<number | null>
 }
 
-/** Spawns `command` pinned to SERVER_CORE and resolves once its output matches `ready`. */
+/** utime + stime of a process and every live descendant (WORKERS=N forks), in ms. */
+function treeCpuMs(pid: number): number {
+  let ms = 0
+  try {
+    // Fields 14 and 15 after the command's closing parenthesis: utime, stime, in 10 ms ticks.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    ms += (Number(fields[11]) + Number(fields[12])) * 10
+    for (const task of readdirSync(`/proc/${pid}/task`))
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' '))
+        if (child.trim()) ms += treeCpuMs(Number(child))
+  } catch {
+    // The process ended between listing and reading.
+  }
+  return ms
+}
+
+/**
+ * Spawns `command` pinned to `cores` (SERVER_CORE unless told) and resolves once its output
+ * matches `ready`.
+ */
 export async function spawnPinned(
   command: string[],
   env: Record<string, string>,
   ready: RegExp,
+  cores = SERVER_CORE,
 ): Promise<Child & { match: RegExpMatchArray }> {
-  const child = spawn('taskset', ['-c', SERVER_CORE, ...command], {
+  const child = spawn('taskset', ['-c', cores, ...command], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,7 +74,7 @@ export async function spawnPinned(
   let output = ''
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
   const match = await new Promise<RegExpMatchArray>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`not ready: ${output}`)), 30_000)
+    const timer = setTimeout(() => fail(new Error(`not ready: ${output}`)), 90_000)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const m = output.match(ready)
@@ -71,11 +91,8 @@ export async function spawnPinned(
     process: child,
     match,
     output: () => output,
-    cpuMs: () => {
-      // taskset execs the command, so the pid is the server's. Fields 14 and 15: utime, stime.
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-      return (Number(fields[11]) + Number(fields[12])) * 10
-    },
+    // taskset execs the command, so the pid is the server's.
+    cpuMs: () => treeCpuMs(child.pid ?? 0),
     stop: () => {
       if (child.exitCode === null) child.kill('SIGTERM')
       return exited
@@ -83,8 +100,16 @@ export async function spawnPinned(
   }
 }
 
-/** The built qrctl server on a SQLite file; resolves with the first account's API key. */
-export async function startQrctl(dbFile: string, port: number, env: Record<string, string> = {}) {
+/**
+ * The built qrctl server on a SQLite file (or the `DATABASE_URL` in `env`), pinned to `cores`;
+ * resolves with the first account's API key.
+ */
+export async function startQrctl(
+  dbFile: string,
+  port: number,
+  env: Record<string, string> = {},
+  cores = SERVER_CORE,
+) {
   const child = await spawnPinned(
     [process.execPath, SERVER_MAIN, 'start'],
     {
@@ -97,6 +122,7 @@ export async function startQrctl(dbFile: string, port: number, env: Record<strin
       ...env,
     },
     /listening on .*\n(?:[\s\S]*?(qrk_[0-9A-Za-z]{40}))?/,
+    cores,
   )
   await new Promise((done) => setTimeout(done, 300))
   const apiKey = child.output().match(/qrk_[0-9A-Za-z]{40}/)?.[0]
