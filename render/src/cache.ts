@@ -16,7 +16,7 @@ export const RENDER_CONTENT_TYPES: Record<RenderFormat, string> = {
  * Bumped whenever a renderer's output changes, so ETags (which hash the request, not the bytes)
  * change with it and no client keeps an image drawn by an older renderer.
  */
-export const RENDERER_VERSION = 1
+export const RENDERER_VERSION = 2
 
 export interface RenderedImage {
   format: RenderFormat

@@ -1,6 +1,6 @@
-import { Resvg } from '@resvg/resvg-js'
 import { num } from './path.js'
-import { encodeRgbPng } from './png-encode.js'
+import { encodeRgbScanlines } from './png-encode.js'
+import { rasterizeScene } from './raster.js'
 import type { Paint, Scene } from './scene.js'
 
 function paintAttribute(paint: Paint, id: string): { fill: string; def: string } {
@@ -24,7 +24,7 @@ export function sceneToSvg(scene: Scene, width?: number): string {
   const paths = scene.layers.map((layer, i) => {
     const { fill, def } = paintAttribute(layer.paint, `g${i}`)
     if (def) defs.push(def)
-    return layer.d ? `<path fill="${fill}" fill-rule="nonzero" d="${layer.d}"/>` : ''
+    return layer.path.isEmpty ? '' : `<path fill="${fill}" fill-rule="nonzero" d="${layer.path}"/>`
   })
   const logo = scene.logo
     ? `<image x="${num(scene.logo.x)}" y="${num(scene.logo.y)}" width="${num(scene.logo.size)}" height="${num(scene.logo.size)}" preserveAspectRatio="xMidYMid meet" href="data:image/png;base64,${Buffer.from(scene.logo.png).toString('base64')}"/>`
@@ -47,21 +47,28 @@ export interface Pixels {
   data: Uint8Array
 }
 
-function rasterize(scene: Scene, width: number) {
-  return new Resvg(sceneToSvg(scene), {
-    fitTo: { mode: 'width', value: width },
-    font: { loadSystemFonts: false },
-  }).render()
+/** The scene's height in px when drawn `width` px wide, as the SVG's `height` attribute says. */
+function heightAt(scene: Scene, width: number): number {
+  return Math.round((width * scene.height) / scene.width)
 }
 
 export function sceneToPixels(scene: Scene, width: number): Pixels {
-  const image = rasterize(scene, width)
-  return { width: image.width, height: image.height, data: image.pixels }
+  const height = heightAt(scene, width)
+  const data = new Uint8Array(width * height * 4)
+  rasterizeScene(scene, width, height, data, { channels: 4, stride: width * 4, offset: 0 })
+  return { width, height, data }
 }
 
+/**
+ * The scene as an 8-bit RGB PNG: drawn straight into the PNG's scanlines (each row behind its
+ * filter byte), so encoding is only the deflate.
+ */
 export function sceneToPng(scene: Scene, width: number): Uint8Array {
-  const image = rasterize(scene, width)
-  return encodeRgbPng(image.width, image.height, image.pixels)
+  const height = heightAt(scene, width)
+  const stride = 1 + width * 3
+  const scanlines = new Uint8Array(stride * height)
+  rasterizeScene(scene, width, height, scanlines, { channels: 3, stride, offset: 1 })
+  return encodeRgbScanlines(width, height, scanlines)
 }
 
 /** The structural subset of pdfkit's document this needs (pdfkit is loaded lazily). */
@@ -90,8 +97,8 @@ export function sceneToPdf(doc: PdfDoc, scene: Scene, unit: number): void {
   doc.save().scale(unit)
   doc.rect(0, 0, scene.width, scene.height).fill(scene.background)
   for (const layer of scene.layers) {
-    if (!layer.d) continue
-    doc.path(layer.d).fill(pdfPaint(doc, layer.paint), 'non-zero')
+    if (layer.path.isEmpty) continue
+    doc.path(layer.path.toString()).fill(pdfPaint(doc, layer.paint), 'non-zero')
   }
   if (scene.logo) {
     const { x, y, size, png } = scene.logo

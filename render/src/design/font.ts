@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { PathBuilder } from './path.js'
 
 // fontkit ships no types; this is the little of it the renderer uses.
 interface GlyphPath {
@@ -50,8 +51,8 @@ export function undrawableCharacters(text: string): string[] {
 }
 
 export interface TextOutline {
-  /** Path data, in the caller's units, already placed. */
-  d: string
+  /** The glyphs' outlines, in the caller's units, already placed. */
+  path: PathBuilder
   width: number
 }
 
@@ -102,7 +103,7 @@ function layOut(
     parts.push(glyph.path.mapPoints((x, y) => [round(x0 + x * scale), round(y0 - y * scale)]).toSVG())
     penX += pos.xAdvance * scale
   })
-  return { d: parts.join(''), width }
+  return { path: PathBuilder.fromSvg(parts.join('')), width }
 }
 
 function round(value: number): number {

@@ -1,10 +1,18 @@
+/** Path commands as stored in `PathBuilder.ops`, each followed by its coordinates. */
+export const Op = { M: 0, L: 1, C: 2, Q: 3, Z: 4 } as const
+const LETTERS = ['M', 'L', 'C', 'Q', 'Z'] as const
+/** How many coordinates follow each command. */
+const ARITY = [2, 2, 6, 4, 0] as const
+
 /**
- * Path data in module units, written once and read by every format: the SVG `d` attribute,
- * pdfkit's `doc.path()` and (through the SVG) the PNG. Only M, L, C and Z, absolute, so every
- * consumer reads them alike.
+ * A path in module units, built once and read by every format: as SVG path data (`toString()`:
+ * the SVG `d` attribute, pdfkit's `doc.path()`) and as numbers (`ops`: the PNG rasteriser, which
+ * so never formats or parses a number). Only M, L, C, Q and Z, absolute, so every consumer reads
+ * them alike.
  */
 export class PathBuilder {
-  private readonly parts: string[] = []
+  private readonly numbers: number[] = []
+  private svg: string | undefined
 
   constructor(
     /** Offset added to every point: the quiet zone (and frame border) before the symbol. */
@@ -12,26 +20,38 @@ export class PathBuilder {
     private readonly dy = 0,
   ) {}
 
+  /** A path given as SVG path data (glyph outlines): kept as written, read into numbers once. */
+  static fromSvg(d: string): PathBuilder {
+    const path = new PathBuilder()
+    path.svg = d
+    readSvgPath(d, path.numbers)
+    return path
+  }
+
   moveTo(x: number, y: number): this {
-    this.parts.push(`M${num(x + this.dx)} ${num(y + this.dy)}`)
-    return this
+    return this.push(Op.M, x, y)
   }
 
   lineTo(x: number, y: number): this {
-    this.parts.push(`L${num(x + this.dx)} ${num(y + this.dy)}`)
-    return this
+    return this.push(Op.L, x, y)
   }
 
   curveTo(x1: number, y1: number, x2: number, y2: number, x: number, y: number): this {
+    this.svg = undefined
     const { dx, dy } = this
-    this.parts.push(
-      `C${num(x1 + dx)} ${num(y1 + dy)} ${num(x2 + dx)} ${num(y2 + dy)} ${num(x + dx)} ${num(y + dy)}`,
-    )
+    this.numbers.push(Op.C, x1 + dx, y1 + dy, x2 + dx, y2 + dy, x + dx, y + dy)
     return this
   }
 
   close(): this {
-    this.parts.push('Z')
+    this.svg = undefined
+    this.numbers.push(Op.Z)
+    return this
+  }
+
+  private push(op: number, x: number, y: number): this {
+    this.svg = undefined
+    this.numbers.push(op, x + this.dx, y + this.dy)
     return this
   }
 
@@ -64,18 +84,58 @@ export class PathBuilder {
     return this.close()
   }
 
-  /** Appends path data already in final coordinates (glyph outlines). */
-  raw(d: string): this {
-    if (d) this.parts.push(d)
-    return this
-  }
-
   get isEmpty(): boolean {
-    return this.parts.length === 0
+    return this.numbers.length === 0
   }
 
+  /** The commands and their coordinates, offsets applied: `[Op.M, x, y, Op.C, x1, …, Op.Z, …]`. */
+  get ops(): readonly number[] {
+    return this.numbers
+  }
+
+  /** SVG path data: up to 3 decimals a number (made once, on first use). */
   toString(): string {
-    return this.parts.join('')
+    if (this.svg !== undefined) return this.svg
+    const ops = this.numbers
+    let d = ''
+    for (let i = 0; i < ops.length; ) {
+      const op = ops[i++]!
+      d += LETTERS[op]
+      for (let k = 0; k < ARITY[op]!; k++) d += (k > 0 ? ' ' : '') + num(ops[i++]!)
+    }
+    this.svg = d
+    return d
+  }
+}
+
+/** Appends the commands of SVG path data (absolute M, L, C, Q and Z only) to `out`. */
+function readSvgPath(d: string, out: number[]): void {
+  let i = 0
+  const skip = () => {
+    while (d.charCodeAt(i) === 32 || d.charCodeAt(i) === 44) i++
+  }
+  while (i < d.length) {
+    skip()
+    if (i >= d.length) break
+    const letter = d[i++]!
+    const op = LETTERS.indexOf(letter as (typeof LETTERS)[number])
+    if (op < 0) throw new Error(`Path command ${letter} not supported`)
+    out.push(op)
+    for (let k = 0; k < ARITY[op]!; k++) {
+      skip()
+      const start = i
+      let c = d.charCodeAt(i)
+      if (c === 45 || c === 43) c = d.charCodeAt(++i)
+      while ((c >= 48 && c <= 57) || c === 46) c = d.charCodeAt(++i)
+      if (c === 101 || c === 69) {
+        c = d.charCodeAt(++i)
+        if (c === 45 || c === 43) c = d.charCodeAt(++i)
+        while (c >= 48 && c <= 57) c = d.charCodeAt(++i)
+      }
+      const value = Number(d.slice(start, i))
+      if (i === start || Number.isNaN(value)) throw new Error(`Path data not understood at ${start}`)
+      out.push(value)
+    }
   }
 }
 

@@ -12,7 +12,7 @@ export type Paint =
 
 /** One filled path, in one paint. Loops never overlap, so any fill rule gives the same picture. */
 export interface Layer {
-  d: string
+  path: PathBuilder
   paint: Paint
 }
 
@@ -77,7 +77,7 @@ export function buildScene({ symbol, style, cleared, logo }: SceneInput): Scene 
     } else {
       framePath.roundedRect(0, bandY, width, band, 0)
     }
-    layers.push({ d: framePath.toString(), paint: solid(style.frame.color ?? style.foregroundColor) })
+    layers.push({ path: framePath, paint: solid(style.frame.color ?? style.foregroundColor) })
   }
 
   const modulePaint = darkPaint(style, ox, oy, symbol.size)
@@ -88,9 +88,8 @@ export function buildScene({ symbol, style, cleared, logo }: SceneInput): Scene 
   const finders = separateFinders ? new PathBuilder(ox, oy) : modules
   drawFinderRings(finders, symbol.size, style.finderShape ?? 'square')
   drawFinderDots(finders, symbol.size, style.finderDotShape ?? 'square')
-  layers.push({ d: modules.toString(), paint: modulePaint })
-  if (separateFinders && style.finderColor)
-    layers.push({ d: finders.toString(), paint: solid(style.finderColor) })
+  layers.push({ path: modules, paint: modulePaint })
+  if (separateFinders && style.finderColor) layers.push({ path: finders, paint: solid(style.finderColor) })
 
   if (style.frame) {
     const bandY = bandOnTop ? 0 : codeY + side
@@ -101,7 +100,7 @@ export function buildScene({ symbol, style, cleared, logo }: SceneInput): Scene 
       band * 0.42,
       width - 2 * border - 2,
     )
-    layers.push({ d: text.d, paint: solid(style.frame.textColor ?? style.backgroundColor) })
+    layers.push({ path: text.path, paint: solid(style.frame.textColor ?? style.backgroundColor) })
   }
   // The logo's box is given from the symbol's corner; the scene places it on the page.
   const placed = logo && { ...logo, x: logo.x + ox, y: logo.y + oy }

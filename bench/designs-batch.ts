@@ -1,0 +1,122 @@
+/**
+ * A batch of 100 styled codes through the API (DESIGN §13, issue #16): POST /api/v1/qr-codes/batch
+ * on the built server (server/dist, pinned to core 1, fresh SQLite file), timed from this
+ * process (core 0) from request to answer, every item's decode check included. The baseline,
+ * in the same run, is the same batch without a style (no decode check). Rounds alternate the
+ * two; medians. The server's CPU time per batch is given too: on a shared machine it moves
+ * less than the wall clock.
+ *
+ *   npm run build && npm run bench:designs-batch -w @qrctl/bench
+ *   BENCH_ROUNDS=5 BENCH_BATCH=100 npm run bench:designs-batch -w @qrctl/bench
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Style } from '@qrctl/contract'
+import sharp from 'sharp'
+import { freePort, requireBuild, startQrctl } from './redirect-support.js'
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const BATCH = Number(process.env.BENCH_BATCH ?? 100)
+
+/** The design of bench:designs: dots, rounded finders, gradient, logo, box frame. */
+const design = (assetId: string): Style => ({
+  moduleShape: 'dot',
+  finderShape: 'rounded',
+  finderDotShape: 'rounded',
+  gradient: { type: 'linear', colors: ['#1A237E', '#4A148C'], rotation: 45 },
+  logo: { assetId, size: 0.2, padding: 1 },
+  frame: { style: 'box', text: 'Scan for the menu' },
+})
+
+interface Api {
+  base: string
+  apiKey: string
+}
+
+async function post(api: Api, path: string, body: unknown): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${api.base}/api/v1${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${api.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: res.status, body: await res.json() }
+}
+
+async function uploadLogo(api: Api): Promise<string> {
+  const png = await sharp({ create: { width: 256, height: 256, channels: 4, background: '#C62828' } })
+    .png()
+    .toBuffer()
+  const res = await post(api, '/assets', { contentType: 'image/png', data: png.toString('base64') })
+  const id = (res.body as { data?: { id: string } }).data?.id
+  if (res.status !== 201 || !id)
+    throw new Error(`logo upload failed: ${res.status} ${JSON.stringify(res.body)}`)
+  return id
+}
+
+let serial = 0
+
+/** One batch of `BATCH` dynamic codes, each its own short link; every item must be created. */
+async function batch(api: Api, style: Style | undefined): Promise<number> {
+  const codes = Array.from({ length: BATCH }, () => {
+    const n = serial++
+    return {
+      name: `Bench ${n}`,
+      type: 'dynamic',
+      contentType: 'url',
+      content: `https://shop.example.com/products/${n}?utm_source=qr`,
+      ...(style && { style }),
+    }
+  })
+  const start = performance.now()
+  const res = await post(api, '/qr-codes/batch', { codes })
+  const ms = performance.now() - start
+  const data = (res.body as { data?: { created: number; errors: string[] } }).data
+  if (res.status !== 201 || data?.created !== BATCH)
+    throw new Error(`batch failed: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`)
+  return ms
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+async function main(): Promise<void> {
+  requireBuild()
+  const dir = mkdtempSync(join(tmpdir(), 'qrctl-bench-designs-'))
+  const port = await freePort()
+  const server = await startQrctl(join(dir, 'qrctl.db'), port, { LOG_LEVEL: 'warn' })
+  try {
+    if (!server.apiKey) throw new Error(`no API key in the server's output:\n${server.output()}`)
+    const api = { base: `http://127.0.0.1:${port}`, apiKey: server.apiKey }
+    const style = design(await uploadLogo(api))
+    // Warm-up: loads the decoders' wasm and lets the JIT see every path once.
+    await batch(api, undefined)
+    await batch(api, style)
+    const wall = { plain: [] as number[], styled: [] as number[] }
+    const cpu = { plain: [] as number[], styled: [] as number[] }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const kind of round % 2 ? (['styled', 'plain'] as const) : (['plain', 'styled'] as const)) {
+        const before = server.cpuMs()
+        wall[kind].push(await batch(api, kind === 'styled' ? style : undefined))
+        cpu[kind].push(server.cpuMs() - before)
+      }
+    }
+    const styled = median(wall.styled)
+    const plain = median(wall.plain)
+    process.stdout.write(
+      `POST /qr-codes/batch, ${BATCH} dynamic codes, ${ROUNDS} rounds, medians (server on core 1, SQLite)\n\n` +
+        `plain (no style, no decode check)   ${(plain / 1000).toFixed(2).padStart(6)} s wall  ${(median(cpu.plain) / 1000).toFixed(2).padStart(6)} s server CPU\n` +
+        `styled (decode check of each item)  ${(styled / 1000).toFixed(2).padStart(6)} s wall  ${(median(cpu.styled) / 1000).toFixed(2).padStart(6)} s server CPU  ${(styled / plain).toFixed(1)}× plain\n` +
+        `  per styled code: ${(styled / BATCH).toFixed(0)} ms wall, ${(median(cpu.styled) / BATCH).toFixed(0)} ms server CPU\n\n` +
+        `Target: ${BATCH === 100 ? '' : `(scaled to 100) `}100 styled codes in < 5 s: ${(styled * 100) / BATCH < 5000 ? 'met' : 'MISSED'}\n`,
+    )
+  } finally {
+    await server.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()
