@@ -27,8 +27,21 @@ interface Store {
   /** Counters of the store(s) behind the server, read before and after a run. */
   counters(): Promise<Record<string, number>>
   scans(): Promise<number>
+  /** Bytes on disk per stored scan: the scans table and everything derived from it, indexes included. */
+  bytesPerScan(): Promise<number>
   close(): Promise<void>
 }
+
+/** The tables a scan writes to (DESIGN §7, §16). */
+const SCAN_TABLES = [
+  'scans',
+  'scan_daily',
+  'scan_totals',
+  'scan_visitors',
+  'scan_visitor_days',
+  'scan_quarters',
+  'scan_visitor_dates',
+]
 
 async function createCode(port: number, apiKey: string | undefined) {
   const res = await fetch(`http://127.0.0.1:${port}/api/v1/qr-codes`, {
@@ -56,11 +69,27 @@ async function sqliteStore(dir: string): Promise<Store> {
       db.close()
     }
   }
+  const bytesPerScan = async () => {
+    const db = new Database(file, { readonly: true })
+    try {
+      // dbstat: the pages of each table and of its indexes.
+      const names = SCAN_TABLES.map((t) => `'${t}'`).join(',')
+      const row = db
+        .prepare(
+          `select sum(pgsize) as bytes from dbstat where name in (${names}) or name in (select name from sqlite_master where type = 'index' and tbl_name in (${names}))`,
+        )
+        .get() as { bytes: number }
+      return Number(row.bytes) / Math.max(1, await scans())
+    } finally {
+      db.close()
+    }
+  }
   return {
     name: 'sqlite',
     env: { DATABASE_URL: `file:${file}` },
     counters: async () => ({}),
     scans,
+    bytesPerScan,
     close: async () => {},
   }
 }
@@ -135,6 +164,14 @@ async function postgresStore(): Promise<Store> {
       }
     },
     scans: async () => Number((await db.query('select count(*) as n from scans')).rows[0].n),
+    bytesPerScan: async () => {
+      const sizes = await db.query(
+        'select sum(pg_total_relation_size(t::regclass)) as bytes from unnest($1::text[]) as t',
+        [SCAN_TABLES],
+      )
+      const scans = Number((await db.query('select count(*) as n from scans')).rows[0].n)
+      return Number(sizes.rows[0].bytes) / Math.max(1, scans)
+    },
     close: async () => {
       await db.end()
       redis.process.kill('SIGTERM')
@@ -185,6 +222,7 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'qrctl-bench-scaling-'))
   const rows: Row[] = []
   const stores: Store[] = []
+  const storage: Record<string, number> = {}
   try {
     stores.push(await sqliteStore(dir), await postgresStore())
     for (const store of stores) {
@@ -222,6 +260,11 @@ async function main() {
     for (const store of stores) {
       rows.push(await measureQrctl(store, 1, '1'))
       rows.push(await measureQrctl(store, 2, '0,1'))
+      const bytes = Math.round(await store.bytesPerScan())
+      process.stdout.write(
+        `${store.name}: ${bytes} bytes on disk per stored scan (scans and what is derived from them)\n`,
+      )
+      storage[store.name] = bytes
     }
     const summary = rows.map((r) => ({
       store: r.store,
@@ -235,7 +278,7 @@ async function main() {
       answered: r.run.answered,
       perScan: r.perScan,
     }))
-    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`)
+    process.stdout.write(`${JSON.stringify({ runs: summary, bytesPerScan: storage }, null, 2)}\n`)
   } finally {
     for (const store of stores) await store.close()
     rmSync(dir, { recursive: true, force: true })
