@@ -2,7 +2,7 @@ import type { ContentType, ListSort, QrType, Style } from '@qrctl/contract'
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
 import type { Database, QrCodesTable } from '../../db/schema.js'
-import { replaceTagRows } from './qr-code-tags.repository.js'
+import { countTagged, replaceTagRows, setTagRowsDeletedAt, tagCondition } from './qr-code-tags.repository.js'
 import { containsPattern, foldCase, nameKey, SORT_COLUMNS, searchText } from './qr-codes.search.js'
 import { type RedirectSettings, redirectSettingsColumns, toRedirectSettings } from './redirect-settings.js'
 
@@ -180,21 +180,20 @@ export async function listQrCodes(
     if (page.externalId !== undefined) query = query.where('external_id', '=', page.externalId)
     if (page.shortCode !== undefined) query = query.where('short_code', '=', page.shortCode)
     if (page.isActive !== undefined) query = query.where('is_active', '=', page.isActive ? 1 : 0)
-    for (const tag of page.tag ?? []) {
-      const tagged = db
-        .selectFrom('qr_code_tags')
-        .select('qr_code_id')
-        .where('account_id', '=', accountId)
-        .where('tag', '=', tag)
-      query = query.where('id', 'in', tagged)
-    }
+    if (page.tag?.length) query = query.where(tagCondition(db, dialect, accountId, page.tag, driven))
     if (page.search !== undefined) query = query.where(searchCondition(dialect, page.search))
     return query
   }
-  const count = await filtered(drivable)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow()
-  const total = Number(count.n)
+  const tags = onlyTags(page)
+  const total = tags
+    ? await countTagged(db, accountId, tags, page.deletedSince)
+    : Number(
+        (
+          await filtered(drivable)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
   // Few matches: start from them and sort them. Many: walk the sort index, which meets enough
   // matches for a page within a few rows.
   const driven = drivable && total <= DRIVEN_MAX
@@ -205,8 +204,19 @@ export async function listQrCodes(
   return { records: rows.map(toQrCodeRecord), total }
 }
 
-/** Up to this many matches, sorting them beats walking a sort index in search of them. */
-const DRIVEN_MAX = 5000
+/** The tags of a filter on tags alone, whose total the tag rows answer without the codes. */
+function onlyTags(page: QrCodeFilters): [string, ...string[]] | undefined {
+  const [first, ...others] = page.tag ?? []
+  const otherFilters = [page.type, page.externalId, page.shortCode, page.isActive, page.search]
+  if (first === undefined || otherFilters.some((value) => value !== undefined)) return undefined
+  return [first, ...others]
+}
+
+/**
+ * Up to this many matches, sorting them beats walking a sort index in search of them (a walk
+ * meets a page's 20 matches within 20 × codes ÷ matches rows, one key probe each).
+ */
+const DRIVEN_MAX = 1000
 
 /** Whether a search can start from SQLite's trigram index: 3 characters or more once folded. */
 function usesSearchIndex(term: string | undefined): boolean {
@@ -263,7 +273,7 @@ const SEARCHED: (keyof QrCodeChanges)[] = ['name', 'content', 'targetUrl', 'exte
 /** Writes `changes` to the code; `next` is the code after them (for the derived search columns). */
 export async function updateQrCode(
   db: Db,
-  next: Pick<QrCodeRecord, 'id' | 'accountId' | 'tags'> & Parameters<typeof searchText>[0],
+  next: Pick<QrCodeRecord, 'id' | 'accountId' | 'tags' | 'deletedAt'> & Parameters<typeof searchText>[0],
   changes: QrCodeChanges,
 ): Promise<void> {
   const searched = SEARCHED.some((key) => changes[key] !== undefined)
@@ -300,6 +310,7 @@ export async function setDeletedAt(
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .execute()
+  await setTagRowsDeletedAt(db, id, deletedAt)
 }
 
 /** The live codes of this account holding these externalIds: externalId → code id. */
