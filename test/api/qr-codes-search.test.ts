@@ -143,6 +143,28 @@ describe.each(dialects())('GET /qr-codes: tags, search, filters and sorting on %
       expect(ids(await client.get(q({ search: 'sku-47' })))).toEqual([byExternal.id])
     })
 
+    it('finds terms of 1 and 2 characters at any place of any field, following PATCH and delete', async () => {
+      const client = await freshClient()
+      const first = await createCode(client, textCode({ name: 'Qx menu', content: 'plain' }))
+      const last = await createCode(client, textCode({ name: 'menu', content: 'plain', externalId: 'ab-qx' }))
+      const wide = await createCode(client, textCode({ name: 'Crème 🙂', content: 'plain' }))
+      const apart = await createCode(client, textCode({ name: 'q then x', content: 'plain' }))
+      const found = async (search: string) => new Set(ids(await client.get(q({ search }))))
+      expect(await found('QX')).toEqual(new Set([first.id, last.id]))
+      expect(await found('q')).toEqual(new Set([first.id, last.id, apart.id]))
+      expect(await found('È')).toEqual(new Set([wide.id]))
+      expect(await found('e 🙂')).toEqual(new Set([wide.id]))
+      expect(await found('🙂')).toEqual(new Set([wide.id]))
+      expect(await found('xq')).toEqual(new Set())
+      expect((await client.get(q({ search: 'x', limit: '1' }))).body.total).toBe(3)
+      await client.patch(`/qr-codes/${first.id}`, { name: 'Zy menu' })
+      expect(await found('qx')).toEqual(new Set([last.id]))
+      expect(await found('zy')).toEqual(new Set([first.id]))
+      await client.delete(`/qr-codes/${last.id}`)
+      expect(await found('qx')).toEqual(new Set())
+      expect(ids(await client.get(q({ search: 'qx', deleted: 'true' })))).toEqual([last.id])
+    })
+
     it('matches %, _ and \\ literally, and never across two fields', async () => {
       const client = await freshClient()
       const percent = await createCode(client, textCode({ name: '50% off' }))

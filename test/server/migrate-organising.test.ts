@@ -83,6 +83,12 @@ describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
     expect(found.body.data.map((c: { name: string }) => c.name)).toEqual(['ÉCLAIR Menu'])
     expect((await client.get('/qr-codes?search=GROSSE')).body.total).toBe(0)
     expect((await client.get('/qr-codes?search=gro%C3%9F')).body.total).toBe(1)
+    // Searches of 1 and 2 characters find the old rows too.
+    expect((await client.get('/qr-codes?search=%C3%9F')).body.total).toBe(1)
+    expect((await client.get('/qr-codes?search=AP')).body.data.map((c: { name: string }) => c.name)).toEqual([
+      'apple',
+    ])
+    expect((await client.get('/qr-codes?search=e')).body.total).toBe(2)
     const byName = await client.get('/qr-codes?sort=name')
     expect(byName.body.data.map((c: { name: string; tags: string[] }) => [c.name, c.tags])).toEqual([
       ['apple', []],

@@ -167,7 +167,7 @@ export async function listQrCodes(
   // SQLite has no statistics, so it would reach an account's codes through an account index and
   // test each one against a tag or a search: all 100,000 rows when few match. Driven, the query
   // starts from the tag or search index instead (`+column` keeps it off the other indexes).
-  const drivable = dialect === 'sqlite' && (Boolean(page.tag?.length) || usesSearchIndex(page.search))
+  const drivable = dialect === 'sqlite' && (Boolean(page.tag?.length) || page.search !== undefined)
   const filtered = (driven: boolean) => {
     const column = <T>(name: 'account_id' | 'deleted_at') =>
       driven ? sql<T>`+${sql.ref(name)}` : sql.ref<T>(name)
@@ -218,24 +218,26 @@ function onlyTags(page: QrCodeFilters): [string, ...string[]] | undefined {
  */
 const DRIVEN_MAX = 1000
 
-/** Whether a search can start from SQLite's trigram index: 3 characters or more once folded. */
-function usesSearchIndex(term: string | undefined): boolean {
-  return term !== undefined && [...foldCase(term)].length >= 3
-}
-
 /**
  * A case-insensitive substring of the searchable fields; user input is a bound parameter, and
  * never a wildcard. PostgreSQL: `LIKE` with `%`, `_` and `\` escaped, served by the trigram
- * index. SQLite: `instr` (no wildcards at all), with the FTS5 trigram index narrowing the rows
- * first when the text has the 3 characters a trigram needs (docs/performance.md).
+ * index. SQLite: `instr` (no wildcards at all), with an index narrowing the rows first: the FTS5
+ * trigram index for 3 characters or more, the index of 1- and 2-character grams for fewer
+ * (docs/performance.md).
  */
 function searchCondition(dialect: Dialect, term: string) {
   if (dialect === 'postgres') return sql<boolean>`search_text like ${containsPattern(term)} escape '\\'`
   const folded = foldCase(term)
-  const exact = sql<boolean>`instr(search_text, ${folded}) > 0`
-  if (!usesSearchIndex(term)) return exact
-  const phrase = `"${folded.replaceAll('"', '""')}"`
-  return sql<boolean>`qr_codes.rowid in (select rowid from qr_codes_fts where qr_codes_fts match ${phrase}) and ${exact}`
+  const candidates =
+    [...folded].length >= 3
+      ? sql`select rowid from qr_codes_fts where qr_codes_fts match ${`"${folded.replaceAll('"', '""')}"`}`
+      : sql`select rowid from qr_codes_grams where qr_codes_grams match ${`"${gramToken(folded)}"`}`
+  return sql<boolean>`qr_codes.rowid in (${candidates}) and instr(search_text, ${folded}) > 0`
+}
+
+/** A 1- or 2-character gram as `qr_codes_grams` holds it: the hex of its UTF-8 bytes. */
+function gramToken(gram: string): string {
+  return Buffer.from(gram, 'utf8').toString('hex').toUpperCase()
 }
 
 /**
