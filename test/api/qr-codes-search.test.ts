@@ -52,6 +52,78 @@ describe.each(dialects())('GET /qr-codes: tags, search, filters and sorting on %
       expect((await client.get(q({ tag: 'nothing' }))).body).toMatchObject({ data: [], total: 0 })
     })
 
+    it('pages a common tag and two tags in order, totals counted from the tags and matching the pages', async () => {
+      const client = await freshClient()
+      const items = Array.from({ length: 30 }, (_, i) =>
+        textCode({
+          name: `Table ${i}`,
+          tags: i % 3 === 0 ? ['menu', 'vip'] : i % 2 === 0 ? ['menu'] : ['vip'],
+        }),
+      )
+      clock.advance(1000)
+      const made = (await client.post('/qr-codes/batch', { codes: items })).body.data.items as {
+        id: string
+        tags: string[]
+      }[]
+      const expected = (tags: string[], byName = false) => {
+        const matching = made.filter((c) => tags.every((t) => c.tags.includes(t)))
+        // One batch shares one createdAt: the default order is by id descending.
+        return byName
+          ? matching.map((c) => c.id)
+          : matching
+              .map((c) => c.id)
+              .sort()
+              .reverse()
+      }
+      const pages = async (params: Record<string, string | string[]>) => {
+        const seen: string[] = []
+        for (let offset = 0; ; offset += 7) {
+          const res = await client.get(q({ ...params, limit: '7', offset: String(offset) }))
+          expect(res.status).toBe(200)
+          seen.push(...ids(res))
+          if (res.body.data.length < 7) return { seen, total: res.body.total as number }
+        }
+      }
+      for (const tags of [['menu'], ['vip'], ['menu', 'vip'], ['vip', 'menu']]) {
+        const { seen, total } = await pages({ tag: tags })
+        expect(seen, tags.join('+')).toEqual(expected(tags))
+        expect(total, tags.join('+')).toBe(expected(tags).length)
+      }
+      // Sorted by name ("table 0" < "table 1" < "table 10" …, code-point order).
+      const byName = made
+        .filter((c) => c.tags.includes('menu') && c.tags.includes('vip'))
+        .sort((a, b) => (`table ${made.indexOf(a)}` < `table ${made.indexOf(b)}` ? -1 : 1))
+        .map((c) => c.id)
+      expect((await pages({ tag: ['menu', 'vip'], sort: 'name' })).seen).toEqual(byName)
+    })
+
+    it('keeps a tag filter’s total and pages in step with deleting and restoring, single and in bulk', async () => {
+      const client = await freshClient()
+      const codes = []
+      for (let i = 0; i < 4; i++) codes.push(await createCode(client, textCode({ tags: ['camp', 'spring'] })))
+      const [a, b, c] = codes.map((code) => code.id) as [string, string, string]
+      await client.delete(`/qr-codes/${a}`)
+      await client.post('/qr-codes/bulk-delete', { ids: [b, c] })
+      for (const tag of [['camp'], ['camp', 'spring']]) {
+        const live = await client.get(q({ tag }))
+        expect(live.body.total).toBe(1)
+        expect(ids(live)).toEqual([codes[3]?.id])
+        const deleted = await client.get(q({ tag, deleted: 'true' }))
+        expect(deleted.body.total).toBe(3)
+        expect(new Set(ids(deleted))).toEqual(new Set([a, b, c]))
+      }
+      await client.post(`/qr-codes/${a}/restore`)
+      await client.post('/qr-codes/bulk-restore', { ids: [b] })
+      const restored = await client.get(q({ tag: ['spring', 'camp'] }))
+      expect(restored.body.total).toBe(3)
+      expect(new Set(ids(restored))).toEqual(new Set([a, b, codes[3]?.id]))
+      expect((await client.get(q({ tag: 'camp', deleted: 'true' }))).body.total).toBe(1)
+      // A PATCH of a restored code's tags writes rows that stay live.
+      await client.patch(`/qr-codes/${a}`, { tags: ['camp'] })
+      expect((await client.get(q({ tag: 'camp' }))).body.total).toBe(3)
+      expect((await client.get(q({ tag: ['camp', 'spring'] }))).body.total).toBe(2)
+    })
+
     it('searches name, content, targetUrl, shortCode and externalId, case-insensitively', async () => {
       const client = await freshClient()
       const byName = await createCode(client, textCode({ name: 'Terrasse Été' }))
@@ -69,6 +141,28 @@ describe.each(dialects())('GET /qr-codes: tags, search, filters and sorting on %
       expect(ids(await client.get(q({ search: 'spring-sale' })))).toEqual([byTarget.id])
       expect(ids(await client.get(q({ search: dynamic.shortCode as string })))).toEqual([dynamic.id])
       expect(ids(await client.get(q({ search: 'sku-47' })))).toEqual([byExternal.id])
+    })
+
+    it('finds terms of 1 and 2 characters at any place of any field, following PATCH and delete', async () => {
+      const client = await freshClient()
+      const first = await createCode(client, textCode({ name: 'Qx menu', content: 'plain' }))
+      const last = await createCode(client, textCode({ name: 'menu', content: 'plain', externalId: 'ab-qx' }))
+      const wide = await createCode(client, textCode({ name: 'Crème 🙂', content: 'plain' }))
+      const apart = await createCode(client, textCode({ name: 'q then x', content: 'plain' }))
+      const found = async (search: string) => new Set(ids(await client.get(q({ search }))))
+      expect(await found('QX')).toEqual(new Set([first.id, last.id]))
+      expect(await found('q')).toEqual(new Set([first.id, last.id, apart.id]))
+      expect(await found('È')).toEqual(new Set([wide.id]))
+      expect(await found('e 🙂')).toEqual(new Set([wide.id]))
+      expect(await found('🙂')).toEqual(new Set([wide.id]))
+      expect(await found('xq')).toEqual(new Set())
+      expect((await client.get(q({ search: 'x', limit: '1' }))).body.total).toBe(3)
+      await client.patch(`/qr-codes/${first.id}`, { name: 'Zy menu' })
+      expect(await found('qx')).toEqual(new Set([last.id]))
+      expect(await found('zy')).toEqual(new Set([first.id]))
+      await client.delete(`/qr-codes/${last.id}`)
+      expect(await found('qx')).toEqual(new Set())
+      expect(ids(await client.get(q({ search: 'qx', deleted: 'true' })))).toEqual([last.id])
     })
 
     it('matches %, _ and \\ literally, and never across two fields', async () => {

@@ -8,6 +8,8 @@ import { api, UNLIMITED } from '../api/helpers.js'
 import { createPostgresDatabase, dialects, startServer } from '../support/server.js'
 
 const V1 = '2026_11_24_1210_unique_external_id'
+/** The last migration before tag rows carried their code's deleted_at. */
+const BEFORE_TAG_LIVENESS = '2026_11_25_1420_index_scans_by_time'
 const NOW = '2026-11-24T12:00:00.000Z'
 
 describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
@@ -16,7 +18,8 @@ describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
     for (const cleanup of cleanups.reverse()) await cleanup()
   })
 
-  it('upgrade a v1 database holding codes: searchable, sortable by name, tags []', async () => {
+  /** A fresh database of this dialect, migrated up to `name`, and its URL. */
+  async function databaseAt(name: string) {
     let databaseUrl: string
     if (dialect === 'postgres') {
       const pg = await createPostgresDatabase()
@@ -33,12 +36,25 @@ describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
         : { dialect, filename: databaseUrl.slice('file:'.length) },
     )
     const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } })
-    expect((await migrator.migrateTo(V1)).error).toBeUndefined()
-    // Typed against the latest schema; these columns are the ones a v1 database has.
+    expect((await migrator.migrateTo(name)).error).toBeUndefined()
     await handle.db
       .insertInto('accounts')
       .values({ id: 'acc-v1', name: 'v1', plan: 'pro', subscription_status: 'active', created_at: NOW })
       .execute()
+    return { handle, databaseUrl }
+  }
+
+  /** A server on the database (migrating it to the latest), and a client of the old account. */
+  async function serve(databaseUrl: string) {
+    const server = await startServer({ dialect, env: { ...UNLIMITED, DATABASE_URL: databaseUrl } })
+    cleanups.push(() => server.close())
+    const oldKey = await accounts.createAccountKey(server.ctx, 'acc-v1', { name: 'v1', scope: 'read_write' })
+    return { server, client: api(server, oldKey.secret) }
+  }
+
+  it('upgrade a v1 database holding codes: searchable, sortable by name, tags []', async () => {
+    const { handle, databaseUrl } = await databaseAt(V1)
+    // Typed against the latest schema; these columns are the ones a v1 database has.
     const old = (id: string, name: string, content: string) => ({
       id,
       account_id: 'acc-v1',
@@ -59,22 +75,78 @@ describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
       .execute()
     await handle.close()
 
-    const server = await startServer({ dialect, env: { ...UNLIMITED, DATABASE_URL: databaseUrl } })
-    cleanups.push(() => server.close())
-    const key = await server.createAccount()
     // The old rows belong to another account; reach them through a key of theirs.
-    const oldKey = await accounts.createAccountKey(server.ctx, 'acc-v1', { name: 'v1', scope: 'read_write' })
-    const client = api(server, oldKey.secret)
+    const { server, client } = await serve(databaseUrl)
+    const key = await server.createAccount()
     const found = await client.get('/qr-codes?search=%C3%A9clair%20m')
     expect(found.status, found.text).toBe(200)
     expect(found.body.data.map((c: { name: string }) => c.name)).toEqual(['ÉCLAIR Menu'])
     expect((await client.get('/qr-codes?search=GROSSE')).body.total).toBe(0)
     expect((await client.get('/qr-codes?search=gro%C3%9F')).body.total).toBe(1)
+    // Searches of 1 and 2 characters find the old rows too.
+    expect((await client.get('/qr-codes?search=%C3%9F')).body.total).toBe(1)
+    expect((await client.get('/qr-codes?search=AP')).body.data.map((c: { name: string }) => c.name)).toEqual([
+      'apple',
+    ])
+    expect((await client.get('/qr-codes?search=e')).body.total).toBe(2)
     const byName = await client.get('/qr-codes?sort=name')
     expect(byName.body.data.map((c: { name: string; tags: string[] }) => [c.name, c.tags])).toEqual([
       ['apple', []],
       ['ÉCLAIR Menu', []],
     ])
     expect((await api(server, key.apiKey).get('/qr-codes?search=apple')).body.total).toBe(0)
+  })
+
+  it('upgrade a database of tagged codes, some deleted: tag filters and GET /tags answer as before', async () => {
+    const { handle, databaseUrl } = await databaseAt(BEFORE_TAG_LIVENESS)
+    const code = (n: number, tags: string[], deletedAt: string | null = null) => ({
+      id: `00000000-0000-4000-8000-00000000000${n}`,
+      account_id: 'acc-v1',
+      name: `Code ${n}`,
+      type: 'static',
+      content_type: 'text',
+      content: `text ${n}`,
+      is_active: 1,
+      created_at: `2026-11-24T12:00:0${n}.000Z`,
+      updated_at: NOW,
+      deleted_at: deletedAt,
+      tags: JSON.stringify(tags),
+      search_text: `code ${n}\u001ftext ${n}\u001f\u001f\u001f`,
+      name_key: `code ${n}`,
+    })
+    const codes = [
+      code(1, ['menu', 'spring']),
+      code(2, ['spring']),
+      code(3, ['menu', 'spring'], '2026-11-24T13:00:00.000Z'),
+      code(4, ['menu']),
+    ]
+    await handle.db.insertInto('qr_codes').values(codes).execute()
+    // The tag rows as that version wrote them: no deleted_at of their own.
+    const rows = codes.flatMap((c) =>
+      (JSON.parse(c.tags) as string[]).map((tag) => ({ qr_code_id: c.id, account_id: 'acc-v1', tag })),
+    )
+    await handle.db
+      .insertInto('qr_code_tags')
+      .values(rows as never)
+      .execute()
+    await handle.close()
+
+    const { client } = await serve(databaseUrl)
+    const idsOf = (res: { body: { data: { id: string }[] } }) => res.body.data.map((c) => c.id.slice(-1))
+    const spring = await client.get('/qr-codes?tag=spring')
+    expect(spring.status, spring.text).toBe(200)
+    expect([idsOf(spring), spring.body.total]).toEqual([['2', '1'], 2])
+    const both = await client.get('/qr-codes?tag=spring&tag=menu')
+    expect([idsOf(both), both.body.total]).toEqual([['1'], 1])
+    const deleted = await client.get('/qr-codes?tag=menu&deleted=true')
+    expect([idsOf(deleted), deleted.body.total]).toEqual([['3'], 1])
+    expect((await client.get('/tags')).body.data).toEqual([
+      { name: 'menu', count: 2 },
+      { name: 'spring', count: 2 },
+    ])
+    // Restoring the deleted code brings its tags back into the filters and counts.
+    expect((await client.post('/qr-codes/00000000-0000-4000-8000-000000000003/restore')).status).toBe(200)
+    const after = await client.get('/qr-codes?tag=menu&tag=spring')
+    expect([idsOf(after), after.body.total]).toEqual([['3', '1'], 2])
   })
 })

@@ -65,6 +65,8 @@ export interface QrCodeTagsTable {
   qr_code_id: string
   account_id: string
   tag: string
+  /** The code's `deleted_at`, copied (the tag filter's and GET /tags' liveness). */
+  deleted_at: string | null
 }
 
 export interface IdempotencyKeysTable {

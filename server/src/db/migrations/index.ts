@@ -17,6 +17,8 @@ import * as addActiveIndex from './2026_11_25_1340_add_active_index.js'
 import * as createScanQuarters from './2026_11_25_1400_create_scan_quarters.js'
 import * as createScanVisitorDates from './2026_11_25_1410_create_scan_visitor_dates.js'
 import * as indexScansByTime from './2026_11_25_1420_index_scans_by_time.js'
+import * as addDeletedAtToQrCodeTags from './2026_11_26_1100_add_deleted_at_to_qr_code_tags.js'
+import * as createSqliteSearchGrams from './2026_11_26_1110_create_sqlite_search_grams.js'
 
 /**
  * Every migration, in order. A static list (not a folder scan) so the same code runs from
@@ -41,4 +43,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_1400_create_scan_quarters': createScanQuarters,
   '2026_11_25_1410_create_scan_visitor_dates': createScanVisitorDates,
   '2026_11_25_1420_index_scans_by_time': indexScansByTime,
+  '2026_11_26_1100_add_deleted_at_to_qr_code_tags': addDeletedAtToQrCodeTags,
+  '2026_11_26_1110_create_sqlite_search_grams': createSqliteSearchGrams,
 }

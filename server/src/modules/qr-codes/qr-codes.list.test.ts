@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../db/database.js'
 import { insertQrCodes, listQrCodes, type QrCodeRecord } from './qr-codes.repository.js'
+import { searchText } from './qr-codes.search.js'
 import { NO_REDIRECT_SETTINGS } from './redirect-settings.js'
 
 /**
@@ -65,6 +66,16 @@ describe('listQrCodes on SQLite, with few and with many matches', () => {
       (c: QrCodeRecord) => c.content.startsWith('common'),
     ],
     ['a search matching 6,000 codes', { search: 'menu' }, (c: QrCodeRecord) => c.name.endsWith('menu')],
+    [
+      'a 2-character search matching few codes',
+      { search: '99' },
+      (c: QrCodeRecord) => searchText(c).includes('99'),
+    ],
+    [
+      'a 1-character search matching many codes',
+      { search: '7' },
+      (c: QrCodeRecord) => searchText(c).includes('7'),
+    ],
   ])('answers %s in order, with its total', async (_, filter, match) => {
     const page = await listQrCodes(handle.db, 'sqlite', 'acc', {
       limit: 20,

@@ -2,7 +2,7 @@ import type { ContentType, ListSort, QrType, Style } from '@qrctl/contract'
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
 import type { Database, QrCodesTable } from '../../db/schema.js'
-import { replaceTagRows } from './qr-code-tags.repository.js'
+import { countTagged, replaceTagRows, setTagRowsDeletedAt, tagCondition } from './qr-code-tags.repository.js'
 import { containsPattern, foldCase, nameKey, SORT_COLUMNS, searchText } from './qr-codes.search.js'
 import { type RedirectSettings, redirectSettingsColumns, toRedirectSettings } from './redirect-settings.js'
 
@@ -167,7 +167,7 @@ export async function listQrCodes(
   // SQLite has no statistics, so it would reach an account's codes through an account index and
   // test each one against a tag or a search: all 100,000 rows when few match. Driven, the query
   // starts from the tag or search index instead (`+column` keeps it off the other indexes).
-  const drivable = dialect === 'sqlite' && (Boolean(page.tag?.length) || usesSearchIndex(page.search))
+  const drivable = dialect === 'sqlite' && (Boolean(page.tag?.length) || page.search !== undefined)
   const filtered = (driven: boolean) => {
     const column = <T>(name: 'account_id' | 'deleted_at') =>
       driven ? sql<T>`+${sql.ref(name)}` : sql.ref<T>(name)
@@ -180,21 +180,20 @@ export async function listQrCodes(
     if (page.externalId !== undefined) query = query.where('external_id', '=', page.externalId)
     if (page.shortCode !== undefined) query = query.where('short_code', '=', page.shortCode)
     if (page.isActive !== undefined) query = query.where('is_active', '=', page.isActive ? 1 : 0)
-    for (const tag of page.tag ?? []) {
-      const tagged = db
-        .selectFrom('qr_code_tags')
-        .select('qr_code_id')
-        .where('account_id', '=', accountId)
-        .where('tag', '=', tag)
-      query = query.where('id', 'in', tagged)
-    }
+    if (page.tag?.length) query = query.where(tagCondition(db, dialect, accountId, page.tag, driven))
     if (page.search !== undefined) query = query.where(searchCondition(dialect, page.search))
     return query
   }
-  const count = await filtered(drivable)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow()
-  const total = Number(count.n)
+  const tags = onlyTags(page)
+  const total = tags
+    ? await countTagged(db, accountId, tags, page.deletedSince)
+    : Number(
+        (
+          await filtered(drivable)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
   // Few matches: start from them and sort them. Many: walk the sort index, which meets enough
   // matches for a page within a few rows.
   const driven = drivable && total <= DRIVEN_MAX
@@ -205,27 +204,40 @@ export async function listQrCodes(
   return { records: rows.map(toQrCodeRecord), total }
 }
 
-/** Up to this many matches, sorting them beats walking a sort index in search of them. */
-const DRIVEN_MAX = 5000
-
-/** Whether a search can start from SQLite's trigram index: 3 characters or more once folded. */
-function usesSearchIndex(term: string | undefined): boolean {
-  return term !== undefined && [...foldCase(term)].length >= 3
+/** The tags of a filter on tags alone, whose total the tag rows answer without the codes. */
+function onlyTags(page: QrCodeFilters): [string, ...string[]] | undefined {
+  const [first, ...others] = page.tag ?? []
+  const otherFilters = [page.type, page.externalId, page.shortCode, page.isActive, page.search]
+  if (first === undefined || otherFilters.some((value) => value !== undefined)) return undefined
+  return [first, ...others]
 }
+
+/**
+ * Up to this many matches, sorting them beats walking a sort index in search of them (a walk
+ * meets a page's 20 matches within 20 × codes ÷ matches rows, one key probe each).
+ */
+const DRIVEN_MAX = 1000
 
 /**
  * A case-insensitive substring of the searchable fields; user input is a bound parameter, and
  * never a wildcard. PostgreSQL: `LIKE` with `%`, `_` and `\` escaped, served by the trigram
- * index. SQLite: `instr` (no wildcards at all), with the FTS5 trigram index narrowing the rows
- * first when the text has the 3 characters a trigram needs (docs/performance.md).
+ * index. SQLite: `instr` (no wildcards at all), with an index narrowing the rows first: the FTS5
+ * trigram index for 3 characters or more, the index of 1- and 2-character grams for fewer
+ * (docs/performance.md).
  */
 function searchCondition(dialect: Dialect, term: string) {
   if (dialect === 'postgres') return sql<boolean>`search_text like ${containsPattern(term)} escape '\\'`
   const folded = foldCase(term)
-  const exact = sql<boolean>`instr(search_text, ${folded}) > 0`
-  if (!usesSearchIndex(term)) return exact
-  const phrase = `"${folded.replaceAll('"', '""')}"`
-  return sql<boolean>`qr_codes.rowid in (select rowid from qr_codes_fts where qr_codes_fts match ${phrase}) and ${exact}`
+  const candidates =
+    [...folded].length >= 3
+      ? sql`select rowid from qr_codes_fts where qr_codes_fts match ${`"${folded.replaceAll('"', '""')}"`}`
+      : sql`select rowid from qr_codes_grams where qr_codes_grams match ${`"${gramToken(folded)}"`}`
+  return sql<boolean>`qr_codes.rowid in (${candidates}) and instr(search_text, ${folded}) > 0`
+}
+
+/** A 1- or 2-character gram as `qr_codes_grams` holds it: the hex of its UTF-8 bytes. */
+function gramToken(gram: string): string {
+  return Buffer.from(gram, 'utf8').toString('hex').toUpperCase()
 }
 
 /**
@@ -263,7 +275,7 @@ const SEARCHED: (keyof QrCodeChanges)[] = ['name', 'content', 'targetUrl', 'exte
 /** Writes `changes` to the code; `next` is the code after them (for the derived search columns). */
 export async function updateQrCode(
   db: Db,
-  next: Pick<QrCodeRecord, 'id' | 'accountId' | 'tags'> & Parameters<typeof searchText>[0],
+  next: Pick<QrCodeRecord, 'id' | 'accountId' | 'tags' | 'deletedAt'> & Parameters<typeof searchText>[0],
   changes: QrCodeChanges,
 ): Promise<void> {
   const searched = SEARCHED.some((key) => changes[key] !== undefined)
@@ -300,6 +312,7 @@ export async function setDeletedAt(
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .execute()
+  await setTagRowsDeletedAt(db, id, deletedAt)
 }
 
 /** The live codes of this account holding these externalIds: externalId → code id. */
