@@ -13,6 +13,7 @@ import {
   sql,
 } from 'kysely'
 import pg from 'pg'
+import Cursor from 'pg-cursor'
 import type { DatabaseTarget } from '../config.js'
 import { isRetryableWriteError } from './errors.js'
 import { migrations } from './migrations/index.js'
@@ -60,7 +61,8 @@ export function openDatabase(
     })
     pool.on('error', onConnectionError)
     pool.on('connect', (client) => client.on('error', onConnectionError))
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    // The cursor serves `.stream()` (the CSV export): rows in bounded batches from one query.
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) })
     return { db, dialect: 'postgres', close: () => db.destroy() }
   }
   if (target.filename !== ':memory:') mkdirSync(dirname(target.filename), { recursive: true })

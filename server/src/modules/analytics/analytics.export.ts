@@ -5,12 +5,12 @@ import { UNKNOWN } from '../scans/scan-rollup.js'
 import { QUARTER_MS } from '../scans/scan-windows.js'
 import { resolveCodes } from './analytics.service.js'
 import { csvLine } from './csv.js'
-import { type ExportRow, exportCodes, scansPage } from './export.repository.js'
+import { type ExportRow, exportCodes, exportRows } from './export.repository.js'
 import { resolveWindow } from './window.js'
 import { offsetMinutes } from './zone.js'
 
-/** Rows per page: large enough that a query's cost vanishes per row, small enough to stay flat in memory. */
-const PAGE = 500
+/** Lines per chunk written to the response. */
+const CHUNK_LINES = 500
 
 /** `2026-03-10T17:45:00.000+05:45`: the instant in the zone, with the zone's offset then. */
 export function zonedIso(timezone: string): (iso: string) => string {
@@ -58,8 +58,8 @@ export interface ScanExport {
 
 /**
  * `GET /analytics/export` (DESIGN §16). Everything a client can get wrong is checked before
- * the first byte; then the rows stream page by page, each page read only when the client has
- * taken the last one (back-pressure), so memory stays flat however many rows there are.
+ * the first byte; then the rows stream in chunks, each read only when the client has taken the
+ * last one (back-pressure), so memory stays flat however many rows there are.
  */
 export async function exportScans(ctx: Ctx, accountId: string, query: ExportQuery): Promise<ScanExport> {
   const { qrCodeIds, tag, ...windowQuery } = query
@@ -77,17 +77,16 @@ export async function exportScans(ctx: Ctx, accountId: string, query: ExportQuer
   const names = await exportCodes(ctx.db, accountId, codes)
   async function* lines(): AsyncGenerator<string> {
     yield csvLine([...EXPORT_COLUMNS])
-    let after: { at: string; id: number | string } | null = null
-    for (;;) {
-      const rows = await scansPage(ctx.db, codes, range, after, PAGE)
-      if (rows.length === 0) return
-      let chunk = ''
-      for (const row of rows) chunk += toLine(row, names.get(row.qr_code_id), format)
+    let chunk = ''
+    let count = 0
+    for await (const row of exportRows(ctx.db, ctx.dialect, codes, range)) {
+      chunk += toLine(row, names.get(row.qr_code_id), format)
+      if (++count < CHUNK_LINES) continue
       yield chunk
-      const last = rows[rows.length - 1] as ExportRow
-      if (rows.length < PAGE) return
-      after = { at: last.scanned_at, id: last.id }
+      chunk = ''
+      count = 0
     }
+    if (count > 0) yield chunk
   }
   return {
     filename: `scans-${window.from}-to-${window.to}.csv`,

@@ -22,6 +22,9 @@ export function createAnalyticsRouter(ctx: Ctx) {
         ctx.logger.error({ err: error, requestId: req.id }, 'export failed mid-stream')
         res.destroy(error)
       })
+      // A client that goes away mid-download: stop reading (and, on PostgreSQL, close the
+      // cursor and free its connection) rather than read on to the end for nobody.
+      res.once('close', () => body.destroy())
       return { status: 200, body: body as unknown as string }
     },
     scans: async ({ params, query, req }) => ({
