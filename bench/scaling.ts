@@ -205,7 +205,9 @@ async function measureQrctl(store: Store, workers: number, cores: string): Promi
     .split('\n')
     .filter((line) => /could not be written|dropped|shutdown|timed out/i.test(line))
   if (exitCode !== 0 || lost.length > 0)
-    process.stdout.write(`  server exit code ${exitCode}; ${lost.slice(0, 5).join('\n  ') || 'no shutdown log line'}\n`)
+    process.stdout.write(
+      `  server exit code ${exitCode}; ${lost.slice(0, 5).join('\n  ') || 'no shutdown log line'}\n`,
+    )
   const after = await store.counters()
   const scansStored = (await store.scans()) - scansBefore
   const perScan = Object.fromEntries(

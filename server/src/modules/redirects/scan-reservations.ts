@@ -38,7 +38,7 @@ export function createScanReservations(ctx: Pick<Ctx, 'db' | 'dialect'>) {
     })
     for (const [qrCodeId, waiters] of batch) {
       const scans = taken.get(qrCodeId) ?? []
-      waiters.forEach((waiter, i) => waiter.resolve(scans[i]))
+      for (const [i, waiter] of waiters.entries()) waiter.resolve(scans[i])
     }
   }
 
