@@ -198,7 +198,7 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
         body: 'name=csrf&contentType=text&content=pwned',
       })
       expect(form.status).toBe(401)
-      expect((await form.json()).error).toBe('unauthorized')
+      expect(((await form.json()) as { error: string }).error).toBe('unauthorized')
       // Wrong tokens: another session's, a mangled one, an empty one, one of the wrong shape.
       for (const token of [other.csrfToken, `${session.csrfToken.slice(0, -1)}x`, '', 'x'.repeat(500)]) {
         const wrong = await cookieOnly.post('/qr-codes', textCode({ name: 'csrf' }), {
@@ -551,7 +551,7 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
   describe('robustness', () => {
     it('refuses sign-in posts from another site (Origin, Sec-Fetch-Site) with 403 and no cookie', async () => {
       for (const headers of [
-        { origin: 'https://evil.example' },
+        { origin: 'https://evil.example' } as Record<string, string>,
         { origin: 'null' },
         { origin: 'not a url' },
         { 'sec-fetch-site': 'cross-site' },
