@@ -71,7 +71,12 @@ describe('the built dashboard (WebDist)', () => {
     expect(zipped.headers.vary).toBe('Accept-Encoding')
     expect(zipped.body.length).toBeLessThan(script.length / 10)
     expect(gunzipSync(zipped.body).toString()).toBe(script)
-    for (const refuses of [{}, { 'accept-encoding': 'identity' }, { 'accept-encoding': 'gzip;q=0, br' }]) {
+    const refusals: Record<string, string>[] = [
+      {},
+      { 'accept-encoding': 'identity' },
+      { 'accept-encoding': 'gzip;q=0, br' },
+    ]
+    for (const refuses of refusals) {
       const plain = await get(`${built.url}/app/assets/main-ABC123.js`, refuses)
       expect(plain.headers['content-encoding']).toBeUndefined()
       expect(plain.body.toString()).toBe(script)
