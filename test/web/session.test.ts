@@ -166,6 +166,16 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
       expect(answer.text).toContain('aria-invalid="true"')
     })
 
+    it('ends the session a browser still held when it signs in again', async () => {
+      const before = await signIn(server.baseUrl, server.apiKey)
+      const again = await postLogin(server.baseUrl, server.apiKey, { cookie: before.cookie })
+      expect(again.status).toBe(303)
+      expect(sessionCookieOf(again)).not.toBe(before.cookie)
+      expectError(await sessionApi(server.baseUrl, before).get('/qr-codes'), 401, 'unauthorized')
+      const after = await openApp(server.baseUrl, sessionCookieOf(again) as string)
+      expect((await sessionApi(server.baseUrl, after).get('/qr-codes')).status).toBe(200)
+    })
+
     it('answers a revoked key with 401 and no cookie', async () => {
       const created = await owner.post('/api-keys', { name: 'to revoke' })
       await owner.delete(`/api-keys/${created.body.data.id}`)
@@ -658,6 +668,14 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
         const answer = await page(server.baseUrl, path, { method, ...init })
         expect(answer.status, `${method} ${path}`).toBeGreaterThanOrEqual(300)
         expect(answer.status, `${method} ${path}`).toBeLessThan(500)
+      }
+      // A broken URL under /app is a page too, not the API's JSON.
+      for (const path of ['/app/%E0%A4%A', '/app/assets/%E0%A4%A', '/app/login/%ZZ']) {
+        const broken = await page(server.baseUrl, path, { headers: { cookie: session.cookie } })
+        expect(broken.status, path).toBeGreaterThanOrEqual(400)
+        expect(broken.status, path).toBeLessThan(500)
+        expect(broken.headers.get('content-type'), path).toBe('text/html; charset=utf-8')
+        expect(broken.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'")
       }
       // A query the sign-in page does not know is no token: the plain form.
       expect((await page(server.baseUrl, '/app/login?token[a]=1&x=%E0%A4%A')).status).toBe(200)

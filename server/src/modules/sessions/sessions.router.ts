@@ -53,8 +53,18 @@ function isSecure(ctx: Ctx): boolean {
   return ctx.config.publicBaseUrl.startsWith('https:')
 }
 
-/** 303 to /app with the new session's cookie: the key or link is never seen by the page. */
-function signedIn(ctx: Ctx, res: Response, opened: sessions.OpenedSession): void {
+/**
+ * 303 to /app with the new session's cookie: the key or link is never seen by the page. A
+ * session the browser still held is ended: one browser, one session.
+ */
+async function signedIn(
+  ctx: Ctx,
+  req: Request,
+  res: Response,
+  opened: sessions.OpenedSession,
+): Promise<void> {
+  const previous = readSessionCookie(req.headers.cookie)
+  if (previous) await sessions.endSession(ctx, previous)
   res.setHeader(
     'Set-Cookie',
     sessionCookie(opened.sessionId, { isSecure: isSecure(ctx), maxAge: ctx.config.sessionMaxSeconds }),
@@ -142,7 +152,7 @@ export function createSessionsRouter(ctx: Ctx, deps: SessionsRouterDeps): Router
         )
         return false
       }
-      signedIn(ctx, res, opened)
+      await signedIn(ctx, req, res, opened)
       return true
     })
   })
@@ -165,7 +175,7 @@ export function createSessionsRouter(ctx: Ctx, deps: SessionsRouterDeps): Router
         loginPage(res, 401, 'That API key is not valid, or it has been revoked. Check it and try again.')
         return false
       }
-      signedIn(ctx, res, opened)
+      await signedIn(ctx, req, res, opened)
       return true
     })
   })
