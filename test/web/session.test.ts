@@ -66,6 +66,8 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
       expect(answer.text).toContain(`<style nonce="${nonce}">`)
       expect(answer.headers.get('x-frame-options')).toBe('DENY')
       expect(answer.headers.get('x-content-type-options')).toBe('nosniff')
+      // Not no-referrer: under it browsers send `Origin: null` with the form's POST.
+      expect(answer.headers.get('referrer-policy')).toBe('same-origin')
       const again = await page(server.baseUrl, '/app/login')
       expect(again.headers.get('content-security-policy')).not.toBe(csp)
     })
@@ -141,8 +143,15 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
     it('sets Secure on the cookie when PUBLIC_BASE_URL is https', async () => {
       const https = await startServer({ dialect, env: { PUBLIC_BASE_URL: 'https://qr.example.test' } })
       try {
-        const answer = await postLogin(https.baseUrl, https.apiKey)
+        // Posted from the host the server was reached at, not PUBLIC_BASE_URL's: still its own origin.
+        const answer = await postLogin(https.baseUrl, https.apiKey, { origin: https.baseUrl })
         expect(answer.status).toBe(303)
+        expect(
+          (await postLogin(https.baseUrl, https.apiKey, { origin: 'https://qr.example.test' })).status,
+        ).toBe(303)
+        expect(
+          (await postLogin(https.baseUrl, https.apiKey, { origin: 'https://evil.example' })).status,
+        ).toBe(403)
         expect((answer.setCookies[0] as string).split('; ')).toContain('Secure')
         expect(answer.setCookies[0]).toContain('Max-Age=604800')
       } finally {
@@ -577,6 +586,13 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
         'sec-fetch-site': 'same-origin',
       })
       expect(own.status).toBe(303)
+      // A browser that says same-origin is believed, whatever Origin it sends (Chromium sends
+      // `null` from a page under Referrer-Policy: no-referrer).
+      const nullOrigin = await postLogin(server.baseUrl, server.apiKey, {
+        origin: 'null',
+        'sec-fetch-site': 'same-origin',
+      })
+      expect(nullOrigin.status).toBe(303)
     })
 
     it('limits failed sign-ins per client address: the 11th in a minute is 429, right keys do not count', async () => {

@@ -40,8 +40,10 @@ export function sendPage(res: Response, status: number, render: (nonce: string) 
   res.setHeader('Content-Type', 'text/html; charset=utf-8')
   res.setHeader('Content-Security-Policy', PAGE_CSP(nonce))
   res.setHeader('X-Frame-Options', 'DENY')
-  // A login link's token must not travel on in a Referer.
-  res.setHeader('Referrer-Policy', 'no-referrer')
+  // A login link's token never travels to another site in a Referer. Not `no-referrer`: under
+  // it browsers send `Origin: null` with the form's own POST, which the login-CSRF check must
+  // then take on Sec-Fetch-Site alone (browsers without it would be refused).
+  res.setHeader('Referrer-Policy', 'same-origin')
   res.setHeader('Cache-Control', 'no-cache')
   res.send(render(nonce))
 }
