@@ -85,8 +85,8 @@ async function signedIn(
 function isCrossSite(ctx: Ctx, req: Request): boolean {
   const site = req.get('sec-fetch-site')
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return true
-  // A browser that says same-origin is believed: under the page's `Referrer-Policy: no-referrer`
-  // Chromium sends `Origin: null` with the form's own POST, which is no sign of another site.
+  // A browser that says same-origin is believed (no page can forge the header): under a
+  // `Referrer-Policy: no-referrer` Chromium sends `Origin: null` with a form's own POST.
   if (site === 'same-origin') return false
   const origin = req.get('origin')
   if (origin === undefined) return false
