@@ -21,6 +21,7 @@ import {
   CreateQrCode,
   ImageQuery,
   ListQrCodesQuery,
+  PreviewQrCode,
   QrCode,
   QrCodeList,
   UpdateQrCode,
@@ -109,6 +110,19 @@ const image = (format: 'png' | 'svg' | 'pdf', contentType: string, what: string)
     responses: { ...commonErrors, 200: binary(contentType), 304: c.noBody(), 404: ErrorResponse },
     summary: `Render the code as ${format.toUpperCase()}`,
     description: `${what} The image encodes the short link for dynamic codes and the content for static ones, with the code's style. Answers carry an ETag; If-None-Match answers 304.`,
+  }) as const
+
+const preview = (format: 'png' | 'svg', contentType: string, what: string) =>
+  ({
+    method: 'POST',
+    metadata: READS,
+    path: `/qr-codes/preview.${format}`,
+    headers: IdempotencyHeaders,
+    body: PreviewQrCode,
+    // 404: `style.logo.assetId` names no asset of the account.
+    responses: { ...withBody, 200: binary(contentType), 404: ErrorResponse },
+    summary: `Render an unsaved design as ${format.toUpperCase()}`,
+    description: `${what} The server's own render of a code before it is saved, for a live preview: the body is a create body's symbol fields. Nothing is stored. A dynamic code is drawn with a short link of the real length, as its short code is assigned at creation. A styled design is decode-checked as on create: one that would not scan answers 400 \`unscannable\` with the checks in \`details\`. An Idempotency-Key is accepted and changes nothing: the same body renders the same bytes again.`,
   }) as const
 
 /**
@@ -244,6 +258,8 @@ export const qrCodesContract = c.router(
     imagePng: image('png', 'image/png', 'A PNG of `size` pixels square.'),
     imageSvg: image('svg', 'image/svg+xml', 'A compact SVG with a viewBox.'),
     imagePdf: image('pdf', 'application/pdf', 'A one-page vector PDF, for print.'),
+    previewPng: preview('png', 'image/png', 'A PNG of `size` pixels square.'),
+    previewSvg: preview('svg', 'image/svg+xml', 'A compact SVG with a viewBox.'),
   },
   routerOptions,
 )

@@ -225,6 +225,8 @@ const server: ServerStub<Contract> = {
     imagePng: async () => ({ status: 200, body: image('image/png') }),
     imageSvg: async () => ({ status: 304, body: undefined }),
     imagePdf: async () => ({ status: 200, body: image('application/pdf') }),
+    previewPng: async () => ({ status: 200, body: image('image/png') }),
+    previewSvg: async () => ({ status: 200, body: image('image/svg+xml') }),
   },
   showcases: {
     list: async ({ query }) => ({
@@ -537,6 +539,19 @@ describe('the typed client', () => {
     expect(lastCall().url).toBe(`/api/v1/qr-codes/${CODE_ID}/image.pdf`)
   })
 
+  it('posts unsaved designs to /preview.png and /preview.svg', async () => {
+    const body = {
+      contentType: 'url',
+      content: 'https://example.com',
+      style: { moduleShape: 'dot' },
+    } as const
+    const png = await client.qrCodes.previewPng({ body })
+    expect(lastCall()).toMatchObject({ method: 'POST', url: '/api/v1/qr-codes/preview.png' })
+    expect(png.status).toBe(200)
+    await client.qrCodes.previewSvg({ body })
+    expect(lastCall()).toMatchObject({ method: 'POST', url: '/api/v1/qr-codes/preview.svg' })
+  })
+
   it('manages showcases under /api/v1/showcases', async () => {
     await client.showcases.list({ query: { qrCodeId: CODE_ID } })
     expect(lastCall()).toMatchObject({ method: 'GET', url: `/api/v1/showcases?qrCodeId=${CODE_ID}` })
@@ -629,6 +644,8 @@ describe('the server stub', () => {
         'qrCodes.imagePng',
         'qrCodes.imageSvg',
         'qrCodes.list',
+        'qrCodes.previewPng',
+        'qrCodes.previewSvg',
         'qrCodes.restore',
         'qrCodes.update',
         'showcases.create',
@@ -663,6 +680,8 @@ describe('the server stub', () => {
     await client.qrCodes.imagePng({ params: { id: CODE_ID } })
     await client.qrCodes.imageSvg({ params: { id: CODE_ID } })
     await client.qrCodes.imagePdf({ params: { id: CODE_ID } })
+    await client.qrCodes.previewPng({ body: { contentType: 'text', content: 'hi' } })
+    await client.qrCodes.previewSvg({ body: { contentType: 'text', content: 'hi' } })
     await client.analytics.account({ query: { timezone: 'Asia/Kathmandu' } })
     await client.analytics.export({ query: { from: '2026-11-01', to: '2026-11-21' } })
     await client.analytics.scans({ params: { id: CODE_ID } })

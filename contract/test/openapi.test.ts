@@ -129,6 +129,8 @@ describe('endpoints', () => {
     'GET /api/v1/qr-codes/{id}/image.png',
     'GET /api/v1/qr-codes/{id}/image.svg',
     'GET /api/v1/qr-codes/{id}/image.pdf',
+    'POST /api/v1/qr-codes/preview.png',
+    'POST /api/v1/qr-codes/preview.svg',
     'GET /api/v1/api-keys',
     'POST /api/v1/api-keys',
     'DELETE /api/v1/api-keys/{id}',

@@ -18,7 +18,7 @@ import { Transport } from './transport.js'
 export class Qrctl {
   /**
    * QR codes: list, listAll, create, get, update, delete, restore, batch, createMany,
-   * bulkUpdate, bulkDelete, bulkRestore, analytics, image.
+   * bulkUpdate, bulkDelete, bulkRestore, analytics, image, preview.
    */
   readonly qrCodes: QrCodes
   /** Showcase landing pages: list, listAll, create, get, update, delete. */

@@ -33,6 +33,7 @@ export type {
   CreateManyProgress,
   ImageFormat,
   ImageParams,
+  PreviewParams,
   QrCodes,
 } from './resources/qr-codes.js'
 export type { Showcases } from './resources/showcases.js'

@@ -29,6 +29,8 @@ export type Analytics = Ok<Routes['qrCodes']['analytics'], 200>['data']
 export type AnalyticsParams = NonNullable<Request<Routes['qrCodes']['analytics']>['query']>
 /** `size` (PNG pixels, 64–4096, default 512) and `download`. */
 export type ImageQueryParams = NonNullable<Request<Routes['qrCodes']['imagePng']>['query']>
+/** An unsaved design for `qrCodes.preview`: a create body's symbol fields and an optional PNG `size`. */
+export type PreviewQrCodeParams = Request<Routes['qrCodes']['previewPng']>['body']
 
 /** Changes to up to 100 codes: `ids`, and `set` (`isActive`, `tags`), `addTags`, `removeTags`. */
 export type BulkUpdateParams = Request<Routes['qrCodes']['bulkUpdate']>['body']

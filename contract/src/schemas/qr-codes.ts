@@ -356,3 +356,28 @@ export const ImageQuery = strictObject({
   download: QueryBoolean.optional().describe('Adds Content-Disposition: attachment'),
 })
 export type ImageQuery = z.infer<typeof ImageQuery>
+
+/**
+ * An unsaved design to render: the symbol fields of a create body (DESIGN §19's live preview).
+ * A dynamic code is drawn with a short link of the real length (`…/r/xxxxxxx`), since its own
+ * short code is assigned when it is created; a static one with its encoded content.
+ */
+export const PreviewQrCode = strictObject({
+  contentType: ContentTypeSchema,
+  content: content.describe('The content, validated for its contentType (1–4096 bytes)'),
+  type: QrType.optional().describe('Default `static`, or `dynamic` when targetUrl is given'),
+  targetUrl: targetUrl.nullable().optional().describe('Accepted as in a create body; not encoded'),
+  style: Style.nullable().optional(),
+  size: z
+    .number()
+    .int('Must be a whole number')
+    .min(64, 'Must be 64–1024')
+    .max(1024, 'Must be 64–1024')
+    .default(512)
+    .describe('PNG width and height in pixels (PNG only), 64–1024'),
+}).superRefine((input, ctx) => {
+  const encoded = input.content.length > 0 ? encodePayload(input) : { ok: true as const }
+  if (!encoded.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['content'], message: encoded.message })
+})
+export type PreviewQrCode = z.infer<typeof PreviewQrCode>
+export type PreviewQrCodeInput = z.input<typeof PreviewQrCode>

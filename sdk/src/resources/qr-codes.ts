@@ -22,6 +22,7 @@ import type {
   DeleteResult,
   ImageQueryParams,
   ListQrCodesParams,
+  PreviewQrCodeParams,
   QrCode,
   QrCodePage,
   UpdateQrCodeParams,
@@ -32,6 +33,11 @@ export type ImageFormat = 'png' | 'svg' | 'pdf'
 export interface ImageParams extends ImageQueryParams {
   /** `png` (default size 512 px), `svg` or `pdf`. */
   format: ImageFormat
+}
+
+export interface PreviewParams extends PreviewQrCodeParams {
+  /** `png` (default size 512 px, at most 1024) or `svg`. */
+  format: 'png' | 'svg'
 }
 
 export interface BatchOptions extends RequestOptions {
@@ -290,6 +296,22 @@ export class QrCodes {
     const args = { params: { id: pathId(id) }, query, requestOptions: checkRequestOptions(options) }
     const route = this.#imageRoute(format)
     const response = await route(args)
+    return toBytes(bodyOf(response, 200))
+  }
+
+  /**
+   * The server's own render of a design before it is saved (a live preview): nothing is stored.
+   * A styled design that would not scan rejects with `QrctlUnscannableError`.
+   * @example const png = await qrctl.qrCodes.preview({ format: 'png', contentType: 'url', content: 'https://example.com', style: { moduleShape: 'dot' } })
+   */
+  async preview(params: PreviewParams, options?: RequestOptions): Promise<Uint8Array> {
+    const { format, ...body } = params
+    const args = { body, requestOptions: checkRequestOptions(options) }
+    if (format !== 'png' && format !== 'svg')
+      throw new TypeError(`Qrctl: preview format must be 'png' or 'svg', not ${JSON.stringify(format)}`)
+    const response = await (format === 'png'
+      ? this.#api.qrCodes.previewPng(args)
+      : this.#api.qrCodes.previewSvg(args))
     return toBytes(bodyOf(response, 200))
   }
 

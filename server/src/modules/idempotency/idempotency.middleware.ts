@@ -54,10 +54,16 @@ function withoutPasswords(key: string, value: unknown): unknown {
   return key === 'password' && typeof value === 'string' ? '[password]' : value
 }
 
+/**
+ * POSTs that change nothing: renders of an unsaved design. The same body always renders the
+ * same bytes, so a retry is simply answered again; nothing binary is stored as an answer.
+ */
+const CHANGES_NOTHING = /^\/qr-codes\/preview\.(?:png|svg)\/?$/i
+
 export function idempotency(ctx: Ctx): RequestHandler {
   return async (req, res, next) => {
     const key = req.get('idempotency-key')
-    if (req.method !== 'POST' || key === undefined) return next()
+    if (req.method !== 'POST' || key === undefined || CHANGES_NOTHING.test(req.path)) return next()
     if (key.length === 0 || key.length > 255) {
       return next(invalidField('Idempotency-Key', 'Idempotency-Key must be 1–255 characters'))
     }

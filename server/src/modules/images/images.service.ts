@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import type { ImageQuery } from '@qrctl/contract'
+import { type ImageQuery, type PreviewQrCode, resolveType } from '@qrctl/contract'
 import {
   createRenderCache,
   PngSizeError,
@@ -10,9 +10,9 @@ import {
 } from '@qrctl/render'
 import type { Ctx } from '../../context.js'
 import { invalidField } from '../../errors.js'
-import { savedLogo } from '../designs/designs.service.js'
+import { assertScannable, savedLogo } from '../designs/designs.service.js'
 import type { QrCodeRecord } from '../qr-codes/qr-codes.repository.js'
-import { getQrCodeRecordOrThrow, symbolPayload } from '../qr-codes/qr-codes.service.js'
+import { getQrCodeRecordOrThrow, shortLinkPlaceholder, symbolPayload } from '../qr-codes/qr-codes.service.js'
 
 /** Repeat renders of an unchanged code and style come from here (bounded by entries and bytes). */
 const cache = createRenderCache({ maxEntries: 2000, maxBytes: 128 * 1024 * 1024 })
@@ -80,4 +80,27 @@ export async function renderImage(
   )
   const attachment = query.download ? imageFileName(code.name, format) : undefined
   return { notModified: false, image, attachment }
+}
+
+/**
+ * The server's own render of an unsaved design, for the dashboard's live preview (DESIGN §19):
+ * decode-checked as a create is (400 `unscannable`, 404 for another account's logo), never
+ * stored. A dynamic code is drawn with a short link of the real length.
+ */
+export async function renderPreview(
+  ctx: Ctx,
+  accountId: string,
+  format: 'png' | 'svg',
+  input: PreviewQrCode,
+): Promise<ImageResult> {
+  const payload =
+    resolveType(input) === 'dynamic'
+      ? shortLinkPlaceholder(ctx)
+      : symbolPayload(ctx, { type: 'static', shortCode: null, ...input })
+  await assertScannable(ctx, accountId, payload, input.style)
+  const options = { size: input.size }
+  const etag = renderEtag(format, payload, input.style ?? null, options)
+  const logo = await savedLogo(ctx, input.style)
+  const image = await renderCached(cache, format, payload, input.style ?? null, { ...options, logo }, etag)
+  return { notModified: false, image, attachment: undefined }
 }

@@ -1,11 +1,11 @@
-import { contract, type ImageQuery } from '@qrctl/contract'
+import { contract, type ImageQuery, type PreviewQrCode } from '@qrctl/contract'
 import type { RenderFormat } from '@qrctl/render'
 import { initServer } from '@ts-rest/express'
 import type { Request, Response } from 'express'
 import type { Ctx } from '../../context.js'
 import { getAnalytics } from '../analytics/analytics.service.js'
 import { answerOnCommit } from '../idempotency/idempotency.middleware.js'
-import { type ImageAnswer, renderQrCodeImage } from '../images/images.service.js'
+import { type ImageAnswer, renderPreview, renderQrCodeImage } from '../images/images.service.js'
 import * as bulk from './qr-codes.bulk.js'
 import * as qrCodes from './qr-codes.service.js'
 
@@ -39,6 +39,14 @@ export function createQrCodesRouter(ctx: Ctx, deps: QrCodesRouterDeps) {
       return answer.status === 304
         ? { status: 304 as const, body: undefined }
         : { status: 200 as const, body: answer.body as unknown as Blob }
+    }
+
+  const preview =
+    (format: 'png' | 'svg') =>
+    async (input: { body: PreviewQrCode; req: Pick<Request, 'auth'>; res: Response }) => {
+      const result = await renderPreview(ctx, input.req.auth.accountId, format, input.body)
+      const answer = deps.imageAnswer(input.res, result, 'no-store')
+      return { status: 200 as const, body: answer.body as unknown as Blob }
     }
 
   return s.router(contract.qrCodes, {
@@ -99,5 +107,7 @@ export function createQrCodesRouter(ctx: Ctx, deps: QrCodesRouterDeps) {
     imagePng: image('png'),
     imageSvg: image('svg'),
     imagePdf: image('pdf'),
+    previewPng: preview('png'),
+    previewSvg: preview('svg'),
   })
 }

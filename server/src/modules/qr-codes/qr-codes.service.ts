@@ -119,7 +119,7 @@ export async function listQrCodes(ctx: Ctx, accountId: string, query: ListQrCode
 }
 
 /** What `checkCreatable` needs to check a dynamic code's symbol: its short link, with any code. */
-function shortLinkPlaceholder(ctx: Ctx): string {
+export function shortLinkPlaceholder(ctx: Ctx): string {
   return shortUrl(ctx, 'xxxxxxx')
 }
 
