@@ -69,6 +69,10 @@ const EnvSchema = z.object({
     ),
   WEBHOOK_FAILURE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(20),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // DESIGN §19: a dashboard session ends after this long unused, and this long after sign-in
+  // whatever happens (at most 400 days, the longest cookie lifetime browsers keep).
+  SESSION_IDLE_SECONDS: z.coerce.number().int().min(1).max(34_560_000).default(43_200),
+  SESSION_MAX_SECONDS: z.coerce.number().int().min(1).max(34_560_000).default(604_800),
 })
 
 export type DatabaseTarget =
@@ -107,6 +111,10 @@ export interface Config {
   webhookFailureLimit: number
   /** An attempt not answered in full within this long has failed. */
   webhookTimeoutMs: number
+  /** A dashboard session unused this long has ended (`SESSION_IDLE_SECONDS`). */
+  sessionIdleSeconds: number
+  /** A dashboard session ends this long after sign-in, used or not (`SESSION_MAX_SECONDS`). */
+  sessionMaxSeconds: number
 }
 
 export function parseDatabaseUrl(url: string): DatabaseTarget {
@@ -147,5 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetryDelays: e.WEBHOOK_RETRY_DELAYS,
     webhookFailureLimit: e.WEBHOOK_FAILURE_LIMIT,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    sessionIdleSeconds: e.SESSION_IDLE_SECONDS,
+    sessionMaxSeconds: e.SESSION_MAX_SECONDS,
   }
 }

@@ -2,6 +2,7 @@ import type { Ctx } from './context.js'
 import { addDays } from './lib/clock.js'
 import { purgeStoredRequestsBefore } from './modules/idempotency/idempotency.repository.js'
 import { purgeDeletedQrCodes } from './modules/qr-codes/qr-codes.service.js'
+import { purgeEndedSessions } from './modules/sessions/sessions.service.js'
 import { purgeDeliveriesBefore } from './modules/webhooks/webhooks.repository.js'
 
 /** Ended webhook deliveries stay in the delivery log this long (docs/webhooks.md). */
@@ -11,11 +12,15 @@ export const HOURLY_MS = 3_600_000
 
 /**
  * One pass of housekeeping: codes deleted over 30 days ago, idempotency keys over a day old,
- * and ended webhook deliveries (with their events) over WEBHOOK_LOG_DAYS old.
+ * ended webhook deliveries (with their events) over WEBHOOK_LOG_DAYS old, and dashboard sessions
+ * and login links that can no longer be used.
  */
-export async function runHousekeeping(
-  ctx: Ctx,
-): Promise<{ purgedCodes: number; purgedIdempotencyKeys: number; purgedWebhookDeliveries: number }> {
+export async function runHousekeeping(ctx: Ctx): Promise<{
+  purgedCodes: number
+  purgedIdempotencyKeys: number
+  purgedWebhookDeliveries: number
+  purgedSessions: number
+}> {
   const purgedCodes = await purgeDeletedQrCodes(ctx)
   const purgedIdempotencyKeys = await purgeStoredRequestsBefore(
     ctx.db,
@@ -25,9 +30,13 @@ export async function runHousekeeping(
     ctx.db,
     addDays(ctx.clock.now(), -WEBHOOK_LOG_DAYS).toISOString(),
   )
-  if (purgedCodes + purgedIdempotencyKeys + purgedWebhookDeliveries > 0)
-    ctx.logger.info({ purgedCodes, purgedIdempotencyKeys, purgedWebhookDeliveries }, 'housekeeping')
-  return { purgedCodes, purgedIdempotencyKeys, purgedWebhookDeliveries }
+  const purgedSessions = await purgeEndedSessions(ctx)
+  if (purgedCodes + purgedIdempotencyKeys + purgedWebhookDeliveries + purgedSessions > 0)
+    ctx.logger.info(
+      { purgedCodes, purgedIdempotencyKeys, purgedWebhookDeliveries, purgedSessions },
+      'housekeeping',
+    )
+  return { purgedCodes, purgedIdempotencyKeys, purgedWebhookDeliveries, purgedSessions }
 }
 
 /** Runs housekeeping every hour; the returned function stops it. */

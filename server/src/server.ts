@@ -73,7 +73,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const gate = createGate(ctx, limits)
   const redirects = createRedirectPath(ctx, scans, lookups)
   const images = createImagePath(ctx, gate, lookups)
-  const app = createApp({ ctx, gate })
+  const app = createApp({ ctx, gate, limits })
   let drainer!: Drainer
   const server = await new Promise<Server>((resolve, reject) => {
     // Every public path (app.ts lists them): short links and API images on the bare request,

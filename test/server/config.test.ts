@@ -23,6 +23,8 @@ describe('configuration from the environment', () => {
       webhookRetryDelays: [5, 300, 1800, 7200, 18000, 36000, 36000],
       webhookFailureLimit: 20,
       webhookTimeoutMs: 10_000,
+      sessionIdleSeconds: 43_200,
+      sessionMaxSeconds: 604_800,
     })
   })
 
@@ -46,6 +48,8 @@ describe('configuration from the environment', () => {
       WEBHOOK_RETRY_DELAYS: '1, 2.5,60',
       WEBHOOK_FAILURE_LIMIT: '3',
       WEBHOOK_TIMEOUT_MS: '2500',
+      SESSION_IDLE_SECONDS: '600',
+      SESSION_MAX_SECONDS: '3600',
     })
     expect(config).toEqual({
       port: 8080,
@@ -66,6 +70,8 @@ describe('configuration from the environment', () => {
       webhookRetryDelays: [1, 2.5, 60],
       webhookFailureLimit: 3,
       webhookTimeoutMs: 2500,
+      sessionIdleSeconds: 600,
+      sessionMaxSeconds: 3600,
     })
   })
 
@@ -74,6 +80,13 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ WORKERS: ' Auto ' }).workers).toBe(availableParallelism())
     for (const bad of ['0', '-1', '1.5', 'many', '65'])
       expect(() => loadConfig({ WORKERS: bad })).toThrow(/WORKERS/)
+  })
+
+  it('refuses session lifetimes that are not whole seconds between 1 and 400 days', () => {
+    for (const bad of ['0', '-5', '1.5', 'soon', '34560001']) {
+      expect(() => loadConfig({ SESSION_IDLE_SECONDS: bad })).toThrow(/SESSION_IDLE_SECONDS/)
+      expect(() => loadConfig({ SESSION_MAX_SECONDS: bad })).toThrow(/SESSION_MAX_SECONDS/)
+    }
   })
 
   it('reads an empty WEBHOOK_RETRY_DELAYS as no retries', () => {

@@ -219,6 +219,25 @@ export interface ScanVisitorDatesTable {
   visitor_id: string
 }
 
+/** A dashboard session (DESIGN §19): the cookie's id is stored only hashed. */
+export interface SessionsTable {
+  id_hash: string
+  account_id: string
+  api_key_id: string
+  csrf_token: string
+  created_at: string
+  last_seen_at: string
+}
+
+/** A one-time sign-in link: its token stored only hashed, `used_at` set once. */
+export interface LoginLinksTable {
+  token_hash: string
+  account_id: string
+  created_at: string
+  expires_at: string
+  used_at: string | null
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -238,4 +257,6 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   scan_quarters: ScanQuartersTable
   scan_visitor_dates: ScanVisitorDatesTable
+  sessions: SessionsTable
+  login_links: LoginLinksTable
 }

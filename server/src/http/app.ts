@@ -12,15 +12,19 @@ import { createAssetsRouter } from '../modules/assets/assets.router.js'
 import { idempotency } from '../modules/idempotency/idempotency.middleware.js'
 import { createQrCodesRouter } from '../modules/qr-codes/qr-codes.router.js'
 import { createTagsRouter } from '../modules/qr-codes/tags.router.js'
+import { createSessionsRouter, FAILED_SIGN_INS_PER_MINUTE } from '../modules/sessions/sessions.router.js'
 import { createShowcasePagesRouter } from '../modules/showcase-pages/showcase-pages.router.js'
 import { createShowcasesRouter } from '../modules/showcases/showcases.router.js'
 import { createWebhooksRouter } from '../modules/webhooks/webhooks.router.js'
+import { clientAddress } from './client-address.js'
 import { apiNotFound, errorHandler, onRequestValidationError } from './error-handler.js'
 import type { Gate } from './gate.js'
 import { checkMatchedRouteScope, routeScopes } from './gate.js'
 import { imageAnswer } from './image-writer.js'
 import { metricsHandler } from './metrics.js'
 import { apiGate, checkJsonBody, requestSteps, requireJsonBody } from './middleware.js'
+import type { RateLimits } from './rate-limit.js'
+import { createWebAppRouter, type WebDist } from './web-app.js'
 
 const require = createRequire(import.meta.url)
 
@@ -35,6 +39,9 @@ function loadOpenApi(): Record<string, unknown> {
 export interface AppDeps {
   ctx: Ctx
   gate: Gate
+  limits: RateLimits
+  /** The built dashboard (default: @qrctl/web's dist, found as Node finds the package). */
+  webDist?: WebDist
 }
 
 /**
@@ -66,9 +73,11 @@ const docsHeaders: RequestHandler = (_req, res, next) => {
  *   GET /healthz, /readyz, /metrics         here
  *   GET /api/v1/openapi.json, /docs         here
  *   GET /s/{slug}, /s/{slug}/qr.*, /s/_assets/*   modules/showcase-pages
+ *   GET|POST /app/login, POST /app/logout   modules/sessions (sign-in form, login links, sign-out)
+ *   GET /app/assets/*, GET /app, /app/*     http/web-app.ts (the dashboard; signed in only)
  *   /api/v1/*                               the contract's routes (gate, body checks, idempotency first)
  */
-export function createApp({ ctx, gate }: AppDeps): Express {
+export function createApp({ ctx, gate, limits, webDist }: AppDeps): Express {
   const app = express()
   app.disable('x-powered-by')
   // The client address is http/client-address.ts's rule, used by the gate and the scans.
@@ -96,6 +105,20 @@ export function createApp({ ctx, gate }: AppDeps): Express {
   )
 
   app.use(createShowcasePagesRouter(ctx, { imageAnswer }))
+
+  app.use(
+    createSessionsRouter(ctx, {
+      throttle: {
+        take: async (address) => {
+          const state = await limits.consume(address, FAILED_SIGN_INS_PER_MINUTE)
+          return { allowed: state.allowed, retryAfter: state.reset }
+        },
+        giveBack: (address) => limits.refund(address, FAILED_SIGN_INS_PER_MINUTE),
+      },
+      clientAddress: (req) => clientAddress(req, ctx.config.trustProxyHops),
+    }),
+  )
+  app.use(createWebAppRouter(ctx, webDist))
 
   const api = express.Router()
   api.use(apiGate(gate, routeScopes()))

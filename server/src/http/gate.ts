@@ -5,6 +5,8 @@ import type { Ctx } from '../context.js'
 import { type AppError, rateLimited, unauthorized } from '../errors.js'
 import { accessProblem } from '../modules/accounts/accounts.policy.js'
 import { type Auth, authenticate, type FindKeyByHash } from '../modules/api-keys/api-keys.service.js'
+import { readSessionCookie } from '../modules/sessions/session-cookie.js'
+import { authenticateSession } from '../modules/sessions/sessions.service.js'
 import { clientAddress } from './client-address.js'
 import type { RateLimitState, RateLimits } from './rate-limit.js'
 
@@ -61,13 +63,27 @@ export function checkMatchedRouteScope(
   return accessProblem(req.auth, (req.tsRestRoute.metadata as RouteMetadata).scope)
 }
 
+/**
+ * The dashboard's way in (DESIGN §19): the `qrctl_session` cookie counts only together with
+ * `X-CSRF-Token` equal to that session's token, which a page of another site cannot read or
+ * send; a cookie without it is ignored. Never looked at when a Bearer key is present (the key
+ * decides), and costs nothing when there is no cookie.
+ */
+function sessionAuth(ctx: Ctx, req: IncomingMessage): Promise<Auth | undefined> | undefined {
+  const csrfToken = req.headers['x-csrf-token']
+  if (typeof csrfToken !== 'string') return undefined
+  const sessionId = readSessionCookie(req.headers.cookie)
+  return sessionId ? authenticateSession(ctx, sessionId, csrfToken) : undefined
+}
+
 export interface Gate {
   /**
    * Authentication, rate limit, plan and scope, in that order (DESIGN §3, §4), for Express's
    * middleware and the fast image path alike. Puts the rate-limit headers on `res`; answers
    * the caller or throws the AppError to answer. Requests without a valid key are limited per
    * client address, so keys cannot be guessed at speed. `findKey` is a hot path's own lookup
-   * of the same query (db/hot-lookup.ts).
+   * of the same query (db/hot-lookup.ts). A dashboard session (with its CSRF token) acts
+   * exactly as its key: same account, scope, plan check and rate-limit bucket.
    */
   pass(
     req: IncomingMessage,
@@ -82,7 +98,7 @@ export function createGate(ctx: Ctx, limits: RateLimits): Gate {
   return {
     async pass(req, res, routeScope, findKey) {
       const secret = bearer(req.headers.authorization)
-      const auth = secret ? await authenticate(ctx, secret, findKey) : undefined
+      const auth = secret ? await authenticate(ctx, secret, findKey) : await sessionAuth(ctx, req)
       if (!auth) {
         const state = await limits.consume(`ip:${clientAddress(req, trustProxyHops) || 'unknown'}`)
         setRateLimitHeaders(res, state)

@@ -140,6 +140,19 @@ export class RateLimits {
     }
   }
 
+  /**
+   * Gives back one request of `key`'s window (the sign-in form spends one per attempt and
+   * gives it back when the key was right, so only failures count). Best effort: a refund lost
+   * to a Redis or primary hiccup leaves the count one higher, never lower.
+   */
+  async refund(key: string, limit = this.defaultLimit): Promise<void> {
+    try {
+      await this.limiter(limit).reward(key, 1)
+    } catch {
+      // The count stays as it was: the safe side.
+    }
+  }
+
   async close(): Promise<void> {
     // quit() fails while disconnected; disconnect() then stops the reconnect attempts.
     if (this.redis) await this.redis.quit().catch(() => this.redis?.disconnect())

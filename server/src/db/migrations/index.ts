@@ -19,6 +19,8 @@ import * as createScanVisitorDates from './2026_11_25_1410_create_scan_visitor_d
 import * as indexScansByTime from './2026_11_25_1420_index_scans_by_time.js'
 import * as addDeletedAtToQrCodeTags from './2026_11_26_1100_add_deleted_at_to_qr_code_tags.js'
 import * as createSqliteSearchGrams from './2026_11_26_1110_create_sqlite_search_grams.js'
+import * as createSessions from './2026_11_27_1000_create_sessions.js'
+import * as createLoginLinks from './2026_11_27_1010_create_login_links.js'
 
 /**
  * Every migration, in order. A static list (not a folder scan) so the same code runs from
@@ -45,4 +47,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_1420_index_scans_by_time': indexScansByTime,
   '2026_11_26_1100_add_deleted_at_to_qr_code_tags': addDeletedAtToQrCodeTags,
   '2026_11_26_1110_create_sqlite_search_grams': createSqliteSearchGrams,
+  '2026_11_27_1000_create_sessions': createSessions,
+  '2026_11_27_1010_create_login_links': createLoginLinks,
 }
