@@ -3,10 +3,12 @@ import type { ApiKeyWithSecret } from '@qrctl/contract'
 import { AggregatorRegistry } from 'prom-client'
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible'
 import type { Config } from './config.js'
+import type { Ctx } from './context.js'
 import { migrateToLatest, openDatabase } from './db/database.js'
 import { METRICS_ANSWER, METRICS_REQUEST, type MetricsAnswer, type MetricsRequest } from './lib/worker.js'
 import { createLogger } from './logger.js'
 import * as accounts from './modules/accounts/accounts.service.js'
+import { createLoginLink } from './modules/sessions/sessions.service.js'
 import { createContext } from './server.js'
 
 /**
@@ -20,9 +22,23 @@ import { createContext } from './server.js'
  * have exited.
  */
 
+/** What the first start prints, once: the first key and a one-time dashboard sign-in link (DESIGN §2, §19). */
+export interface FirstAccount {
+  key: ApiKeyWithSecret
+  loginLink: string
+}
+
+/** On an empty database: the first account, its key and a sign-in link; otherwise undefined. */
+export async function seedFirstAccount(ctx: Ctx): Promise<FirstAccount | undefined> {
+  const first = await accounts.seedFirstAccount(ctx)
+  if (!first) return undefined
+  const link = await createLoginLink(ctx, first.account.id)
+  return { key: first.key, loginLink: link.url }
+}
+
 export interface PrimaryHooks {
-  /** Every worker listens: say so, with the first key when there is one. */
-  onListening(first: { key: ApiKeyWithSecret } | undefined): void
+  /** Every worker listens: say so, with the first key and sign-in link when there are. */
+  onListening(first: FirstAccount | undefined): void
 }
 
 export async function runPrimary(config: Config, hooks: PrimaryHooks): Promise<void> {
@@ -30,10 +46,10 @@ export async function runPrimary(config: Config, hooks: PrimaryHooks): Promise<v
   const handle = openDatabase(config.database, (error) =>
     logger.warn({ err: error }, 'database connection lost'),
   )
-  let first: Awaited<ReturnType<typeof accounts.seedFirstAccount>>
+  let first: FirstAccount | undefined
   try {
     await migrateToLatest(handle.db)
-    first = await accounts.seedFirstAccount(createContext(config, handle, { logger }))
+    first = await seedFirstAccount(createContext(config, handle, { logger }))
   } finally {
     await handle.close()
   }
@@ -62,7 +78,7 @@ export async function runPrimary(config: Config, hooks: PrimaryHooks): Promise<v
       listening++
       if (!announced && listening >= config.workers) {
         announced = true
-        hooks.onListening(first && { key: first.key })
+        hooks.onListening(first)
       }
     })
     worker.once('exit', (code, signal) => {

@@ -2,15 +2,16 @@
 import cluster from 'node:cluster'
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { type ApiKeyWithSecret, Scope } from '@qrctl/contract'
+import { Scope } from '@qrctl/contract'
 import { z } from 'zod'
-import { runPrimary } from './cluster.js'
+import { type FirstAccount, runPrimary, seedFirstAccount } from './cluster.js'
 import { type Config, loadConfig } from './config.js'
 import { backupDatabase } from './db/backup.js'
 import { migrateToLatest, openDatabase } from './db/database.js'
 import { PLANS, SUBSCRIPTION_STATUSES } from './modules/accounts/accounts.repository.js'
 import * as accounts from './modules/accounts/accounts.service.js'
 import { importScans } from './modules/analytics/import-scans.js'
+import * as sessions from './modules/sessions/sessions.service.js'
 import { createContext, startServer } from './server.js'
 
 const USAGE = `Usage: qrctl-server <command>
@@ -24,6 +25,7 @@ Commands:
   admin set-plan --account ID --plan pro|free [--status active|past_due|canceled] [--rate-limit N]
   admin import-scans --account ID FILE.csv [--skip-bad] [--json]
                                           add scans in the export's CSV format (docs/analytics.md)
+  admin login-link --account ID [--json]  a one-time dashboard sign-in link (15 minutes, single use)
 
 Configuration is read from the environment; see docs/api.md.`
 
@@ -133,6 +135,17 @@ function adminAction(command: string | undefined, options: AdminOptions, files: 
         )
     }
   }
+  if (command === 'login-link') {
+    const accountId = required(options, 'account')
+    return async (ctx) => {
+      const link = await sessions.createLoginLink(ctx, accountId)
+      if (options.json) process.stdout.write(`${JSON.stringify({ accountId, ...link })}\n`)
+      else
+        process.stdout.write(
+          `Sign-in link for account ${accountId} (works once, until ${link.expiresAt}):\n${link.url}\n`,
+        )
+    }
+  }
   if (command === 'import-scans') {
     const accountId = required(options, 'account')
     if (files.length !== 1) throw new UsageError('import-scans takes one argument: the CSV file')
@@ -171,7 +184,7 @@ async function runImport(
  * DESIGN §2: stdout is the log stream (JSON lines); words for the person at the terminal, and
  * above all the first key, go to stderr, so a log shipper never receives the key.
  */
-function announce(config: Config, first: { key: ApiKeyWithSecret } | undefined): void {
+function announce(config: Config, first: FirstAccount | undefined): void {
   const workers = config.workers > 1 ? `, ${config.workers} workers` : ''
   process.stderr.write(
     `qrctl server listening on ${config.publicBaseUrl} (database: ${config.database.dialect}${workers})\n`,
@@ -179,7 +192,8 @@ function announce(config: Config, first: { key: ApiKeyWithSecret } | undefined):
   if (first) {
     process.stderr.write(
       `\nCreated the first account. Its API key is shown once; store it now:\n\n  ${first.key.secret}\n\n` +
-        `Try: curl -H "Authorization: Bearer ${first.key.secret}" ${config.publicBaseUrl}/api/v1/qr-codes\n\n`,
+        `Try: curl -H "Authorization: Bearer ${first.key.secret}" ${config.publicBaseUrl}/api/v1/qr-codes\n\n` +
+        `Dashboard: sign in once with this link (valid 15 minutes; \`qrctl-server admin login-link\` makes more):\n\n  ${first.loginLink}\n\n`,
     )
   }
 }
@@ -194,7 +208,7 @@ async function start(config: Config): Promise<void> {
     { publicBaseUrl: config.publicBaseUrl, dialect: config.database.dialect },
     'listening',
   )
-  if (!cluster.isWorker) announce(config, await accounts.seedFirstAccount(running.ctx))
+  if (!cluster.isWorker) announce(config, await seedFirstAccount(running.ctx))
   const stop = (signal: string) => {
     running.ctx.logger.info({ signal }, 'shutting down')
     running.close().then(

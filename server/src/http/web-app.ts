@@ -152,8 +152,15 @@ function serveAsset(dist: WebDist, req: Request, res: Response): void {
   res.setHeader('Cache-Control', 'public, max-age=31536000, immutable')
   res.setHeader('ETag', asset.etag)
   if (asset.gzip) res.setHeader('Vary', 'Accept-Encoding')
+  // Revalidation by ETag, whatever Cache-Control the request carries (fetch adds no-cache to
+  // conditional requests, which Express's own freshness check would take as "send it all").
+  const wanted = req.get('if-none-match')
+  if (wanted?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === asset.etag)) {
+    res.status(304).end()
+    return
+  }
   if (useGzip) res.setHeader('Content-Encoding', 'gzip')
-  // res.send answers 304 to a matching If-None-Match, and HEAD without a body.
+  // res.send answers HEAD without a body.
   res.send(useGzip ? asset.gzip : asset.body)
 }
 

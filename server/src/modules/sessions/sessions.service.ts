@@ -70,7 +70,7 @@ function touchIntervalMs(idleSeconds: number): number {
 /**
  * The live session behind a cookie's id: its key not revoked or expired, used within
  * SESSION_IDLE_SECONDS, begun within SESSION_MAX_SECONDS. Refreshes last-seen (and the key's
- * lastUsedAt) now and then, without making the request wait for it.
+ * lastUsedAt) at most about once a minute, to keep writes down.
  */
 export async function findLiveSession(ctx: Ctx, sessionId: string): Promise<LiveSession | undefined> {
   if (!TOKEN_PATTERN.test(sessionId)) return undefined
@@ -85,13 +85,16 @@ export async function findLiveSession(ctx: Ctx, sessionId: string): Promise<Live
   if (now.getTime() >= Date.parse(found.createdAt) + sessionMaxSeconds * 1000) return undefined
   if (now.getTime() - lastSeen >= touchIntervalMs(sessionIdleSeconds)) {
     const at = now.toISOString()
-    // Not awaited by the request, like the key's lastUsedAt: a lost refresh costs at most a minute.
-    const touches = [repo.touchSession(ctx.db, idHash, at)]
-    if (!found.keyLastUsedAt || now.getTime() - Date.parse(found.keyLastUsedAt) >= 60_000)
-      touches.push(touchKey(ctx.db, found.keyId, at))
-    Promise.all(touches).catch((error: unknown) => {
+    // Awaited (about once a minute per session), so the next request sees it; a failed refresh
+    // costs at most one interval of the idle lifetime, never the request.
+    await repo.touchSession(ctx.db, idHash, at).catch((error: unknown) => {
       ctx.logger.warn({ err: error, keyId: found.keyId }, 'could not refresh a session')
     })
+    if (!found.keyLastUsedAt || now.getTime() - Date.parse(found.keyLastUsedAt) >= 60_000)
+      // Not awaited, like a bearer key's: a lost lastUsedAt update is harmless.
+      touchKey(ctx.db, found.keyId, at).catch((error: unknown) => {
+        ctx.logger.warn({ err: error, keyId: found.keyId }, 'could not update lastUsedAt')
+      })
   }
   return {
     csrfToken: found.csrfToken,
