@@ -73,6 +73,9 @@ function signedIn(ctx: Ctx, res: Response, opened: sessions.OpenedSession): void
 function isCrossSite(ctx: Ctx, req: Request): boolean {
   const site = req.get('sec-fetch-site')
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return true
+  // A browser that says same-origin is believed: under the page's `Referrer-Policy: no-referrer`
+  // Chromium sends `Origin: null` with the form's own POST, which is no sign of another site.
+  if (site === 'same-origin') return false
   const origin = req.get('origin')
   if (origin === undefined) return false
   if (origin === new URL(ctx.config.publicBaseUrl).origin) return false
