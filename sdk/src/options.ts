@@ -78,27 +78,29 @@ export interface QrctlBaseOptions {
 }
 
 /**
- * The client's options, with exactly one of the two credentials:
- * - `apiKey` for servers and scripts: sent as `Authorization: Bearer …`;
- * - `csrfToken` for a page served by the qrctl server to a signed-in person (the dashboard):
- *   the session cookie goes along by itself (`credentials: 'same-origin'`), the key never
- *   reaches the browser, and every request carries the page's token as `X-CSRF-Token`.
+ * The options of a client that authenticates with an API key (servers and scripts): sent as
+ * `Authorization: Bearer …`.
  * @example new Qrctl({ apiKey: process.env.QRCTL_API_KEY! })
+ */
+export interface QrctlOptions extends QrctlBaseOptions {
+  /** Your API key, `qrk_…`. */
+  apiKey: string
+  /** Only in session mode (`QrctlSessionOptions`). */
+  csrfToken?: undefined
+}
+
+/**
+ * Session mode, for a page served by the qrctl server to a signed-in person (the dashboard):
+ * the session cookie goes along by itself (`credentials: 'same-origin'`), the key never reaches
+ * the browser, and every request carries the page's token as `X-CSRF-Token`.
  * @example new Qrctl({ baseUrl: location.origin, csrfToken: document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')!.content })
  */
-export type QrctlOptions = QrctlBaseOptions &
-  (
-    | {
-        /** Your API key, `qrk_…`. */
-        apiKey: string
-        csrfToken?: undefined
-      }
-    | {
-        /** Session mode: the token of the page's `<meta name="csrf-token">`. */
-        csrfToken: string
-        apiKey?: undefined
-      }
-  )
+export interface QrctlSessionOptions extends QrctlBaseOptions {
+  /** The token of the page's `<meta name="csrf-token">`. */
+  csrfToken: string
+  /** Never in a browser: session mode has no key. */
+  apiKey?: undefined
+}
 
 /** Per-call settings, accepted as the last argument of every method. */
 export interface RequestOptions {
@@ -218,7 +220,7 @@ function checkFunction<T>(name: string, value: unknown): T | undefined {
 }
 
 /** Checks the constructor's options; anything unknown or malformed throws a TypeError at once. */
-export function resolveOptions(options: QrctlOptions): ResolvedOptions {
+export function resolveOptions(options: QrctlOptions | QrctlSessionOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null) fail('pass an options object: new Qrctl({ apiKey })')
   for (const key of Object.keys(options)) {
     if (!(KNOWN_OPTIONS as readonly string[]).includes(key)) unknownOption(key)

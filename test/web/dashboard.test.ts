@@ -366,7 +366,7 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
       expect(value).toMatch(/^qrk_[A-Za-z0-9]{40}$/)
       await page.getByRole('button', { name: 'Copy' }).click()
       await page.getByText('Copied.').waitFor()
-      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(value)
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(value)
       expect((await api(server, 'GET', '/qr-codes?limit=1', { key: value })).status).toBe(200)
 
       await page.getByRole('button', { name: 'Revoke Partner feed' }).click()
