@@ -329,7 +329,7 @@ describe.skipIf(noChromium)(`the dashboard's quality bar in Chromium (${CHROMIUM
 
     it('a cross-site form post or fetch with the cookie but without the token changes nothing', async () => {
       // Another site: the same machine by another name (localhost is not 127.0.0.1's site).
-      const evil = createServer((req, res) => {
+      const evil = createServer((_req, res) => {
         const target = server.baseUrl
         res.writeHead(200, { 'content-type': 'text/html' })
         res.end(`<!doctype html><title>evil</title>
