@@ -44,6 +44,9 @@ describe.each(dialects())('robustness on %s', (dialect) => {
         `${server.baseUrl}/api/v1/openapi.json`,
         `${server.baseUrl}/docs/`,
         `${server.baseUrl}/no/such/page`,
+        `${server.baseUrl}/app/login`,
+        `${server.baseUrl}/app/codes/new`,
+        `${server.baseUrl}/app/assets/missing.js`,
       ]
       const ids = new Set<string>()
       for (const url of urls) {

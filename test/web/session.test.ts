@@ -66,6 +66,8 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
       expect(answer.text).toContain(`<style nonce="${nonce}">`)
       expect(answer.headers.get('x-frame-options')).toBe('DENY')
       expect(answer.headers.get('x-content-type-options')).toBe('nosniff')
+      // Not no-referrer: under it browsers send `Origin: null` with the form's POST.
+      expect(answer.headers.get('referrer-policy')).toBe('same-origin')
       const again = await page(server.baseUrl, '/app/login')
       expect(again.headers.get('content-security-policy')).not.toBe(csp)
     })
@@ -141,8 +143,15 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
     it('sets Secure on the cookie when PUBLIC_BASE_URL is https', async () => {
       const https = await startServer({ dialect, env: { PUBLIC_BASE_URL: 'https://qr.example.test' } })
       try {
-        const answer = await postLogin(https.baseUrl, https.apiKey)
+        // Posted from the host the server was reached at, not PUBLIC_BASE_URL's: still its own origin.
+        const answer = await postLogin(https.baseUrl, https.apiKey, { origin: https.baseUrl })
         expect(answer.status).toBe(303)
+        expect(
+          (await postLogin(https.baseUrl, https.apiKey, { origin: 'https://qr.example.test' })).status,
+        ).toBe(303)
+        expect(
+          (await postLogin(https.baseUrl, https.apiKey, { origin: 'https://evil.example' })).status,
+        ).toBe(403)
         expect((answer.setCookies[0] as string).split('; ')).toContain('Secure')
         expect(answer.setCookies[0]).toContain('Max-Age=604800')
       } finally {
@@ -164,6 +173,16 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
       expect(answer.text).toMatch(/<p class="alert" role="alert" id="login-error">[^<]+<\/p>/)
       expect(answer.text).toMatch(/<input id="api-key" name="apiKey" type="password"/)
       expect(answer.text).toContain('aria-invalid="true"')
+    })
+
+    it('ends the session a browser still held when it signs in again', async () => {
+      const before = await signIn(server.baseUrl, server.apiKey)
+      const again = await postLogin(server.baseUrl, server.apiKey, { cookie: before.cookie })
+      expect(again.status).toBe(303)
+      expect(sessionCookieOf(again)).not.toBe(before.cookie)
+      expectError(await sessionApi(server.baseUrl, before).get('/qr-codes'), 401, 'unauthorized')
+      const after = await openApp(server.baseUrl, sessionCookieOf(again) as string)
+      expect((await sessionApi(server.baseUrl, after).get('/qr-codes')).status).toBe(200)
     })
 
     it('answers a revoked key with 401 and no cookie', async () => {
@@ -567,6 +586,13 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
         'sec-fetch-site': 'same-origin',
       })
       expect(own.status).toBe(303)
+      // A browser that says same-origin is believed, whatever Origin it sends (Chromium sends
+      // `null` from a page under Referrer-Policy: no-referrer).
+      const nullOrigin = await postLogin(server.baseUrl, server.apiKey, {
+        origin: 'null',
+        'sec-fetch-site': 'same-origin',
+      })
+      expect(nullOrigin.status).toBe(303)
     })
 
     it('limits failed sign-ins per client address: the 11th in a minute is 429, right keys do not count', async () => {
@@ -658,6 +684,14 @@ describe.each(dialects())('dashboard sessions on %s', (dialect) => {
         const answer = await page(server.baseUrl, path, { method, ...init })
         expect(answer.status, `${method} ${path}`).toBeGreaterThanOrEqual(300)
         expect(answer.status, `${method} ${path}`).toBeLessThan(500)
+      }
+      // A broken URL under /app is a page too, not the API's JSON.
+      for (const path of ['/app/%E0%A4%A', '/app/assets/%E0%A4%A', '/app/login/%ZZ']) {
+        const broken = await page(server.baseUrl, path, { headers: { cookie: session.cookie } })
+        expect(broken.status, path).toBeGreaterThanOrEqual(400)
+        expect(broken.status, path).toBeLessThan(500)
+        expect(broken.headers.get('content-type'), path).toBe('text/html; charset=utf-8')
+        expect(broken.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'")
       }
       // A query the sign-in page does not know is no token: the plain form.
       expect((await page(server.baseUrl, '/app/login?token[a]=1&x=%E0%A4%A')).status).toBe(200)

@@ -24,7 +24,7 @@ import { imageAnswer } from './image-writer.js'
 import { metricsHandler } from './metrics.js'
 import { apiGate, checkJsonBody, requestSteps, requireJsonBody } from './middleware.js'
 import type { RateLimits } from './rate-limit.js'
-import { createWebAppRouter, type WebDist } from './web-app.js'
+import { appPageErrors, createWebAppRouter, type WebDist } from './web-app.js'
 
 const require = createRequire(import.meta.url)
 
@@ -119,6 +119,7 @@ export function createApp({ ctx, gate, limits, webDist }: AppDeps): Express {
     }),
   )
   app.use(createWebAppRouter(ctx, webDist))
+  app.use('/app', appPageErrors(ctx))
 
   const api = express.Router()
   api.use(apiGate(gate, routeScopes()))

@@ -3,8 +3,10 @@ import { readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, extname, join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { type Request, type Response, Router } from 'express'
+import { type ErrorRequestHandler, type Request, type Response, Router } from 'express'
 import type { Ctx } from '../context.js'
+import { fromDatabaseError } from '../db/errors.js'
+import { toErrorResponse, validation } from '../errors.js'
 import { clearedSessionCookie, readSessionCookie } from '../modules/sessions/session-cookie.js'
 import { renderMessagePage } from '../modules/sessions/sessions.page.js'
 import { sendPage } from '../modules/sessions/sessions.router.js'
@@ -208,4 +210,34 @@ export function createWebAppRouter(ctx: Ctx, dist: WebDist = new WebDist()): Rou
   router.all(['/app', '/app/{*rest}'], (_req, res) => notFoundPage(res))
 
   return router
+}
+
+/**
+ * Errors raised on /app's routes, answered as pages rather than the API's JSON: a broken URL
+ * is a 400, a database that is down or locked a 503 with Retry-After, anything else a 500
+ * logged with the request id (and never shown). The status comes from the one error model.
+ */
+export function appPageErrors(ctx: Ctx): ErrorRequestHandler {
+  return (thrown: unknown, req, res, _next) => {
+    const error =
+      thrown instanceof URIError
+        ? validation(
+            [{ path: '', message: 'The URL is not validly percent-encoded' }],
+            'The URL is not validly percent-encoded',
+          )
+        : (fromDatabaseError(thrown) ?? thrown)
+    const { status, body } = toErrorResponse(error, req.id)
+    if (status === 503) ctx.logger.warn({ err: thrown, requestId: req.id }, 'database unavailable')
+    else if (status >= 500) ctx.logger.error({ err: thrown, requestId: req.id }, 'unhandled error')
+    if (res.headersSent) return void req.socket.destroy()
+    const retryAfter = body.details.retryAfter
+    if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter))
+    sendPage(res, status, (nonce) =>
+      renderMessagePage(nonce, {
+        title: status === 503 ? 'Try again shortly' : status >= 500 ? 'Something went wrong' : 'Bad request',
+        message: `${body.details.message} (request ${req.id}).`,
+        link: { href: '/app', text: 'Go to the dashboard' },
+      }),
+    )
+  }
 }

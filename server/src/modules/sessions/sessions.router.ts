@@ -40,8 +40,10 @@ export function sendPage(res: Response, status: number, render: (nonce: string) 
   res.setHeader('Content-Type', 'text/html; charset=utf-8')
   res.setHeader('Content-Security-Policy', PAGE_CSP(nonce))
   res.setHeader('X-Frame-Options', 'DENY')
-  // A login link's token must not travel on in a Referer.
-  res.setHeader('Referrer-Policy', 'no-referrer')
+  // A login link's token never travels to another site in a Referer. Not `no-referrer`: under
+  // it browsers send `Origin: null` with the form's own POST, which the login-CSRF check must
+  // then take on Sec-Fetch-Site alone (browsers without it would be refused).
+  res.setHeader('Referrer-Policy', 'same-origin')
   res.setHeader('Cache-Control', 'no-cache')
   res.send(render(nonce))
 }
@@ -53,8 +55,18 @@ function isSecure(ctx: Ctx): boolean {
   return ctx.config.publicBaseUrl.startsWith('https:')
 }
 
-/** 303 to /app with the new session's cookie: the key or link is never seen by the page. */
-function signedIn(ctx: Ctx, res: Response, opened: sessions.OpenedSession): void {
+/**
+ * 303 to /app with the new session's cookie: the key or link is never seen by the page. A
+ * session the browser still held is ended: one browser, one session.
+ */
+async function signedIn(
+  ctx: Ctx,
+  req: Request,
+  res: Response,
+  opened: sessions.OpenedSession,
+): Promise<void> {
+  const previous = readSessionCookie(req.headers.cookie)
+  if (previous) await sessions.endSession(ctx, previous)
   res.setHeader(
     'Set-Cookie',
     sessionCookie(opened.sessionId, { isSecure: isSecure(ctx), maxAge: ctx.config.sessionMaxSeconds }),
@@ -73,8 +85,8 @@ function signedIn(ctx: Ctx, res: Response, opened: sessions.OpenedSession): void
 function isCrossSite(ctx: Ctx, req: Request): boolean {
   const site = req.get('sec-fetch-site')
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return true
-  // A browser that says same-origin is believed: under the page's `Referrer-Policy: no-referrer`
-  // Chromium sends `Origin: null` with the form's own POST, which is no sign of another site.
+  // A browser that says same-origin is believed (no page can forge the header): under a
+  // `Referrer-Policy: no-referrer` Chromium sends `Origin: null` with a form's own POST.
   if (site === 'same-origin') return false
   const origin = req.get('origin')
   if (origin === undefined) return false
@@ -145,7 +157,7 @@ export function createSessionsRouter(ctx: Ctx, deps: SessionsRouterDeps): Router
         )
         return false
       }
-      signedIn(ctx, res, opened)
+      await signedIn(ctx, req, res, opened)
       return true
     })
   })
@@ -168,7 +180,7 @@ export function createSessionsRouter(ctx: Ctx, deps: SessionsRouterDeps): Router
         loginPage(res, 401, 'That API key is not valid, or it has been revoked. Check it and try again.')
         return false
       }
-      signedIn(ctx, res, opened)
+      await signedIn(ctx, req, res, opened)
       return true
     })
   })
