@@ -24,6 +24,9 @@ const noChromium = missing(
   'apt-get install chromium, or point CHROMIUM_PATH at a Chromium binary',
 )
 
+/** How long a poll may wait for the page to catch up (a ceiling, not a timing check). */
+const POLL_MS = 20_000
+
 const noTrouble: Trouble = { consoleErrors: [], pageErrors: [], cspViolations: [] }
 
 /** A webhook endpoint on loopback that answers 200 and keeps what it received. */
@@ -108,7 +111,9 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
         expect(new URL(fresh.url()).pathname).toBe('/app/login')
         await fresh.getByLabel('API key').fill(`qrk_${'x'.repeat(40)}`)
         await fresh.getByRole('button', { name: 'Sign in' }).click()
-        await expect.poll(() => fresh.getByRole('alert').textContent()).toMatch(/not valid/)
+        await expect
+          .poll(() => fresh.getByRole('alert').textContent(), { timeout: POLL_MS })
+          .toMatch(/not valid/)
         await fresh.getByLabel('API key').fill(server.apiKey)
         await fresh.getByRole('button', { name: 'Sign in' }).click()
         await fresh.waitForURL(`${server.baseUrl}/app`)
@@ -161,7 +166,7 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
         .fill('https://bistro.example/spring')
 
       const preview = page.getByRole('img', { name: 'Live preview of the QR code' })
-      await expect.poll(() => preview.getAttribute('src')).toMatch(/^blob:/)
+      await expect.poll(() => preview.getAttribute('src'), { timeout: POLL_MS }).toMatch(/^blob:/)
       const plainSrc = await preview.getAttribute('src')
 
       await page.getByLabel('Logo', { exact: true }).setInputFiles({
@@ -173,8 +178,10 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
       await page.getByRole('combobox', { name: 'Frame', exact: true }).selectOption('banner')
       await page.getByRole('textbox', { name: 'Frame text', exact: true }).fill('Scan for the menu')
       // The preview is redrawn by the server with the logo and the frame.
-      await expect.poll(() => preview.getAttribute('src')).not.toBe(plainSrc)
-      await expect.poll(() => page.getByText('the server checked that it scans').count()).toBe(1)
+      await expect.poll(() => preview.getAttribute('src'), { timeout: POLL_MS }).not.toBe(plainSrc)
+      await expect
+        .poll(() => page.getByText('the server checked that it scans').count(), { timeout: POLL_MS })
+        .toBe(1)
       // The image shown is the server's answer: the last preview the page asked for scans.
       const last = previews.at(-1)
       expect(last?.status()).toBe(200)
@@ -196,7 +203,7 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
       await page.getByRole('textbox', { name: 'Content', exact: true }).fill('not a url')
       await page.getByRole('button', { name: 'Create' }).click()
       const alert = page.getByRole('alert')
-      await expect.poll(() => alert.textContent()).toMatch(/content/i)
+      await expect.poll(() => alert.textContent(), { timeout: POLL_MS }).toMatch(/content/i)
       const content = page.getByRole('textbox', { name: 'Content', exact: true })
       expect(await content.getAttribute('aria-invalid')).toBe('true')
       const described = (await content.getAttribute('aria-describedby')) ?? ''
@@ -284,7 +291,7 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
             await page.reload()
             return figure.getByText(/^\d+ scans?$/).textContent()
           },
-          { timeout: 20_000 },
+          { timeout: POLL_MS },
         )
         .toBe('1 scan')
       const today = new Date().toISOString().slice(0, 10)
@@ -307,12 +314,12 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
       await open('/app')
       const rows = page.locator('table.codes tbody tr')
       await page.getByRole('combobox', { name: 'Tag' }).selectOption('bulk-spring')
-      await expect.poll(() => rows.count()).toBe(3)
+      await expect.poll(() => rows.count(), { timeout: POLL_MS }).toBe(3)
       await page.getByRole('searchbox', { name: 'Search' }).fill('Bulk B')
-      await expect.poll(() => rows.count()).toBe(1)
+      await expect.poll(() => rows.count(), { timeout: POLL_MS }).toBe(1)
       expect(new URL(page.url()).searchParams.get('search')).toBe('Bulk B')
       await page.getByRole('searchbox', { name: 'Search' }).fill('')
-      await expect.poll(() => rows.count()).toBe(3)
+      await expect.poll(() => rows.count(), { timeout: POLL_MS }).toBe(3)
 
       await page.getByRole('checkbox', { name: 'Select all on this page' }).check()
       await page.getByText('3 codes selected').waitFor()
@@ -321,7 +328,7 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
       for (const name of ['Bulk A', 'Bulk B', 'Bulk C']) expect((await codeByName(name)).isActive).toBe(false)
       expect((await codeByName('Bulk other')).isActive).toBe(true)
       await page.getByRole('combobox', { name: 'Status' }).selectOption('false')
-      await expect.poll(() => rows.count()).toBe(3)
+      await expect.poll(() => rows.count(), { timeout: POLL_MS }).toBe(3)
     })
 
     it('uploads a CSV: shows each bad row’s errors, then creates the valid rows with a progress bar', async () => {
@@ -337,7 +344,9 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
       await page
         .getByLabel('CSV file')
         .setInputFiles({ name: 'codes.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
-      await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/1 row of the file has errors/)
+      await expect
+        .poll(() => page.getByRole('alert').textContent(), { timeout: POLL_MS })
+        .toMatch(/1 row of the file has errors/)
       const bad = page.getByRole('row').filter({ hasText: 'CSV flyer B' })
       expect(await bad.textContent()).toMatch(/content/i)
       expect(await bad.getByRole('cell').first().textContent()).toBe('3')
@@ -402,7 +411,7 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
                 .textContent({ timeout: 2000 })
                 .catch(() => '')
             },
-            { timeout: 20_000 },
+            { timeout: POLL_MS },
           )
           .toMatch(/succeeded/)
         expect(await log.getByRole('row').filter({ hasText: 'webhook.test' }).textContent()).toMatch(/200/)

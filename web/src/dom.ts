@@ -89,7 +89,7 @@ export function check(
   attrs: Attrs & { type?: 'checkbox' | 'radio' },
 ): { wrapper: HTMLLabelElement; input: HTMLInputElement } {
   const input = h('input', { type: 'checkbox', ...attrs })
-  return { wrapper: h('label', { class: 'check' }, input, ` ${label}`), input }
+  return { wrapper: h('label', { class: 'check' }, input, h('span', null, label)), input }
 }
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })

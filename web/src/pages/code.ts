@@ -91,16 +91,6 @@ export async function renderCode(ctx: PageCtx): Promise<void> {
   showFacts()
   const images = loadImages().catch((error) => alerts.error(error))
 
-  // Edit
-  const form = editForm(ctx, code, async (updated) => {
-    code = updated
-    heading.textContent = code.name
-    document.title = `${code.name} · qrctl`
-    showFacts()
-    await loadImages()
-  })
-  main.append(form)
-
   // Analytics
   const view = new AnalyticsView(alerts, (params) => qrctl.qrCodes.analytics(code.id, params))
   main.append(
@@ -119,6 +109,16 @@ export async function renderCode(ctx: PageCtx): Promise<void> {
       view.result,
     ),
   )
+
+  // Edit
+  const form = editForm(ctx, code, async (updated) => {
+    code = updated
+    heading.textContent = code.name
+    document.title = `${code.name} · qrctl`
+    showFacts()
+    await loadImages()
+  })
+  main.append(form)
 
   const remove = h('button', { type: 'button', class: 'danger' }, 'Delete this code')
   remove.addEventListener('click', async () => {
