@@ -361,6 +361,43 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
     })
   })
 
+  describe('analytics', () => {
+    it('shows every code’s scans and exports the window as CSV through the link', async () => {
+      const code = await createCode(server, undefined, {
+        name: 'Export me',
+        content: 'https://export.example/',
+        type: 'dynamic',
+      })
+      await fetch(`${server.baseUrl}/r/${code.shortCode}`, {
+        redirect: 'manual',
+        headers: { 'user-agent': PHONE_UA },
+      })
+      await open('/app/analytics')
+      const figure = page.getByRole('figure', { name: 'Scans per day' })
+      await expect
+        .poll(
+          async () => {
+            await page.reload()
+            return page
+              .getByRole('region', { name: 'Top codes' })
+              .getByRole('link', { name: 'Export me' })
+              .count()
+          },
+          { timeout: POLL_MS },
+        )
+        .toBe(1)
+      expect(await figure.getByText(/^\d+ scans?$/).textContent()).toMatch(/scan/)
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'Export CSV' }).click(),
+      ])
+      expect(download.suggestedFilename()).toMatch(/^scans-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/)
+      const lines = (await bytesOf(download)).toString('utf8').trim().split('\n')
+      expect(lines[0]).toMatch(/^scannedAt,qrCodeId,shortCode,name,/)
+      expect(lines.some((line) => line.includes(code.id))).toBe(true)
+    })
+  })
+
   describe('API keys', () => {
     it('creates a key (secret once, read-only, Copy) and revokes it', async () => {
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl })
