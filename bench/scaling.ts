@@ -198,7 +198,16 @@ async function measureQrctl(store: Store, workers: number, cores: string): Promi
   const before = await store.counters()
   const scansBefore = await store.scans()
   const run = await measureRedirects(`http://127.0.0.1:${port}/r/${shortCode}`, server, RUN)
-  await server.stop()
+  const exitCode = await server.stop()
+  // A scan answered but not stored would be a loss: say what the server said about it.
+  const lost = server
+    .output()
+    .split('\n')
+    .filter((line) => /could not be written|dropped|shutdown|timed out/i.test(line))
+  if (exitCode !== 0 || lost.length > 0)
+    process.stdout.write(
+      `  server exit code ${exitCode}; ${lost.slice(0, 5).join('\n  ') || 'no shutdown log line'}\n`,
+    )
   const after = await store.counters()
   const scansStored = (await store.scans()) - scansBefore
   const perScan = Object.fromEntries(

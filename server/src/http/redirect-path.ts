@@ -19,11 +19,7 @@ import {
   passwordPage,
   unavailablePage,
 } from '../modules/redirects/redirects.pages.js'
-import {
-  createRedirectLookup,
-  type RedirectTarget,
-  reserveScan,
-} from '../modules/redirects/redirects.repository.js'
+import { createRedirectLookup, type RedirectTarget } from '../modules/redirects/redirects.repository.js'
 import {
   afterLimit,
   type GoneReason,
@@ -33,6 +29,7 @@ import {
 } from '../modules/redirects/redirects.service.js'
 import { preferredLanguage, ruleOsOf, type ScanFacts } from '../modules/redirects/scan-facts.js'
 import { scanLimitReached } from '../modules/redirects/scan-limit.js'
+import { createScanReservations } from '../modules/redirects/scan-reservations.js'
 import { type UserAgentDetails, userAgentDetails } from '../modules/scans/scan-details.js'
 import type { ScanRecorder } from '../modules/scans/scan-recorder.js'
 import { clientAddress } from './client-address.js'
@@ -98,6 +95,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
   const find = createRedirectLookup(ctx.db, lookups)
   const trustProxyHops = ctx.config.trustProxyHops
   const lockout = new PasswordLockout()
+  const reservations = createScanReservations(ctx)
 
   const sendPage = (
     res: ServerResponse,
@@ -219,7 +217,8 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
   }
 
   const reserveThenRedirect = (scan: Scan, target: RedirectTarget, location: string) => {
-    reserveScan(ctx.db, target.qrCodeId)
+    reservations
+      .reserve(target.qrCodeId)
       .then((taken) => {
         if (!taken) return answer(scan, afterLimit(target), undefined)
         redirect(scan, target.qrCodeId, location)

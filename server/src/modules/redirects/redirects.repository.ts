@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Db } from '../../db/database.js'
+import type { Db, Dialect } from '../../db/database.js'
 import type { HotLookup, HotLookups } from '../../db/hot-lookup.js'
 import type { Plan, SubscriptionStatus } from '../accounts/accounts.repository.js'
 import { type RedirectSettings, toRedirectSettings } from '../qr-codes/redirect-settings.js'
@@ -95,4 +95,39 @@ export async function reserveScan(
     .returning(['scans_reserved', 'max_scans'])
     .executeTakeFirst()
   return row && { reserved: Number(row.scans_reserved), maxScans: Number(row.max_scans) }
+}
+
+export interface ScanTaken {
+  reserved: number
+  maxScans: number
+}
+
+/**
+ * `reserveScan` for `count` scans of one code at once, inside the caller's transaction: the
+ * row is read (locked on PostgreSQL) and advanced by as many as are left, at most `count`.
+ * Answers the scans taken, in order; fewer than `count` (or none) once the limit is reached.
+ */
+export async function reserveScans(
+  trx: Db,
+  dialect: Dialect,
+  qrCodeId: string,
+  count: number,
+): Promise<ScanTaken[]> {
+  const query = trx
+    .selectFrom('qr_codes')
+    .select(['scans_reserved', 'max_scans'])
+    .where('id', '=', qrCodeId)
+    .where('max_scans', 'is not', null)
+  const row = await (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst()
+  if (!row || row.max_scans === null) return []
+  const reserved = Number(row.scans_reserved)
+  const maxScans = Number(row.max_scans)
+  const granted = Math.max(0, Math.min(count, maxScans - reserved))
+  if (granted === 0) return []
+  await trx
+    .updateTable('qr_codes')
+    .set({ scans_reserved: reserved + granted })
+    .where('id', '=', qrCodeId)
+    .execute()
+  return Array.from({ length: granted }, (_, i) => ({ reserved: reserved + i + 1, maxScans }))
 }

@@ -221,6 +221,7 @@ export async function fanOutEvents(
   ctx: Pick<Ctx, 'db' | 'dialect' | 'clock' | 'ids' | 'config'>,
   limit: number,
 ) {
+  if (!(await repo.hasEventsToFanOut(ctx.db))) return 0
   return ctx.db.transaction().execute(async (trx) => {
     const taken = await repo.takeEventsToFanOut(trx, ctx.dialect, limit)
     if (taken.length === 0) return 0

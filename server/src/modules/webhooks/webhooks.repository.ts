@@ -363,6 +363,21 @@ export type PendingEvent = Pick<
  * Events not fanned out yet, oldest first, locked for this transaction: on PostgreSQL another
  * process skips them (SKIP LOCKED); on SQLite the transaction holds the write lock from BEGIN.
  */
+/**
+ * Whether any event waits to be fanned out: a read, which takes no write lock. Most polls find
+ * nothing, and on SQLite a write transaction opened for nothing would wait behind the scan
+ * writer's batch while holding the event loop (its lock waits are synchronous).
+ */
+export async function hasEventsToFanOut(db: Db): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_events')
+    .select('id')
+    .where('is_fanned_out', '=', 0)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 export async function takeEventsToFanOut(db: Db, dialect: Dialect, limit: number): Promise<PendingEvent[]> {
   const query = db
     .selectFrom('webhook_events')
