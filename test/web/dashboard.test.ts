@@ -452,6 +452,19 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
           )
           .toMatch(/succeeded/)
         expect(await log.getByRole('row').filter({ hasText: 'webhook.test' }).textContent()).toMatch(/200/)
+        // "Redeliver" makes one more attempt of the same delivery.
+        await log.getByRole('button', { name: /^Redeliver webhook\.test/ }).click()
+        await page.getByRole('status').filter({ hasText: 'Redelivered' }).waitFor()
+        const attempts = log.getByRole('row').filter({ hasText: 'webhook.test' }).getByRole('cell').nth(1)
+        await expect
+          .poll(
+            async () => {
+              await page.getByRole('button', { name: 'Refresh' }).click()
+              return attempts.textContent()
+            },
+            { timeout: POLL_MS },
+          )
+          .toBe('2')
         expect(receiver.received.some((r) => JSON.parse(r.body).type === 'webhook.test')).toBe(true)
         expect(receiver.received[0]?.headers['webhook-signature']).toMatch(/^v1,/)
       } finally {

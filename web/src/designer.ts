@@ -1,5 +1,5 @@
 import type { QrCode, Qrctl } from '@qrctl/sdk'
-import type { Alerts, BlobUrls } from './api.js'
+import { type Alerts, type BlobUrls, isSessionOver } from './api.js'
 import { check, field, h, select, uid } from './dom.js'
 
 /** The style of a code as the API takes it (contract-typed through the SDK). */
@@ -368,6 +368,7 @@ export class LivePreview {
       this.#note.textContent = 'This is how the code will look; the server checked that it scans.'
     } catch (error) {
       if (generation !== this.#generation) return
+      if (isSessionOver(error)) location.assign('/app/login')
       this.#note.textContent = `No preview: ${describe(error)}`
     }
   }
