@@ -262,7 +262,7 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
       })
       await open(`/app/codes/${code.id}`)
       const figure = page.getByRole('figure', { name: 'Scans per day' })
-      expect(await figure.getByText('0 scans', { exact: true }).count()).toBe(1)
+      await figure.getByText('0 scans', { exact: true }).waitFor()
 
       await page.getByRole('button', { name: 'Add rule' }).click()
       await page.getByRole('textbox', { name: 'Rule 1 target URL' }).fill('https://cafe.example/flyer')

@@ -189,8 +189,8 @@ export async function renderApiKeys(ctx: PageCtx): Promise<void> {
     alerts.clear()
     try {
       await qrctl.apiKeys.revoke(key.id)
-      alerts.status(`“${key.name}” is revoked.`)
       await load()
+      alerts.status(`“${key.name}” is revoked.`)
     } catch (error) {
       alerts.error(error)
     }

@@ -153,13 +153,13 @@ async function renderList(ctx: PageCtx, mode: Mode): Promise<void> {
       ? [
           bulkButton('Activate', async () => {
             const result = await qrctl.qrCodes.bulkUpdate({ ids: [...selected], set: { isActive: true } })
-            report(result.updated, 'activated', result.errors)
             await load()
+            report(result.updated, 'activated', result.errors)
           }),
           bulkButton('Deactivate', async () => {
             const result = await qrctl.qrCodes.bulkUpdate({ ids: [...selected], set: { isActive: false } })
-            report(result.updated, 'deactivated', result.errors)
             await load()
+            report(result.updated, 'deactivated', result.errors)
           }),
           h(
             'div',
@@ -169,27 +169,27 @@ async function renderList(ctx: PageCtx, mode: Mode): Promise<void> {
               const tag = tagInput.value.trim()
               if (!tag) return alerts.message('Type a tag to add first.')
               const result = await qrctl.qrCodes.bulkUpdate({ ids: [...selected], addTags: [tag] })
-              report(result.updated, `tagged “${tag}”`, result.errors)
               await Promise.all([load(), loadTags()])
+              report(result.updated, `tagged “${tag}”`, result.errors)
             }),
             bulkButton('Remove tag', async () => {
               const tag = tagInput.value.trim()
               if (!tag) return alerts.message('Type a tag to remove first.')
               const result = await qrctl.qrCodes.bulkUpdate({ ids: [...selected], removeTags: [tag] })
-              report(result.updated, `untagged “${tag}”`, result.errors)
               await Promise.all([load(), loadTags()])
+              report(result.updated, `untagged “${tag}”`, result.errors)
             }),
           ),
           bulkButton('Delete', async () => {
             const result = await qrctl.qrCodes.bulkDelete([...selected])
-            report(result.deleted, 'deleted (restorable for 30 days from Deleted)', result.errors)
             await load()
+            report(result.deleted, 'deleted (restorable for 30 days from Deleted)', result.errors)
           }),
         ]
       : bulkButton('Restore', async () => {
           const result = await qrctl.qrCodes.bulkRestore([...selected])
-          report(result.restored, 'restored', result.errors)
           await load()
+          report(result.restored, 'restored', result.errors)
         }),
   )
 
@@ -325,8 +325,8 @@ async function renderList(ctx: PageCtx, mode: Mode): Promise<void> {
                       alerts.clear()
                       try {
                         await qrctl.qrCodes.restore(code.id)
-                        alerts.status(`${code.name} restored.`)
                         await load()
+                        alerts.status(`${code.name} restored.`)
                       } catch (error) {
                         alerts.error(error)
                       }
