@@ -40,6 +40,7 @@ writeFileSync(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="__CSRF_TOKEN__">
 <title>qrctl</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/app/assets/${style}">
 <script type="module" nonce="__CSP_NONCE__" src="/app/assets/${script}"></script>
 </head>

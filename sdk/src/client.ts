@@ -1,5 +1,11 @@
 import { type Api, createApi } from './api.js'
-import { type QrctlOptions, type RateLimit, type ResponseInfo, resolveOptions } from './options.js'
+import {
+  type QrctlOptions,
+  type QrctlSessionOptions,
+  type RateLimit,
+  type ResponseInfo,
+  resolveOptions,
+} from './options.js'
 import { AnalyticsResource } from './resources/analytics.js'
 import { ApiKeys } from './resources/api-keys.js'
 import { Assets } from './resources/assets.js'
@@ -14,6 +20,9 @@ import { Transport } from './transport.js'
  * @example
  * const qrctl = new Qrctl({ apiKey: process.env.QRCTL_API_KEY! })
  * const code = await qrctl.qrCodes.create({ name: 'Menu', contentType: 'url', content: 'https://example.com/menu' })
+ * @example
+ * // In a page of the qrctl server (session mode): no key in the browser
+ * const qrctl = new Qrctl({ baseUrl: location.origin, csrfToken })
  */
 export class Qrctl {
   /**
@@ -37,7 +46,8 @@ export class Qrctl {
   readonly baseUrl: string
   readonly #transport: Transport
 
-  constructor(options: QrctlOptions) {
+  /** With `apiKey` (servers, scripts) or, on a signed-in page of the qrctl server, `csrfToken`. */
+  constructor(options: QrctlOptions | QrctlSessionOptions) {
     const resolved = resolveOptions(options)
     this.baseUrl = resolved.baseUrl
     this.#transport = new Transport(resolved)

@@ -17,7 +17,9 @@ export {
 } from './errors.js'
 export type {
   FetchFn,
+  QrctlBaseOptions,
   QrctlOptions,
+  QrctlSessionOptions,
   RateLimit,
   RequestOptions,
   ResponseEvent,

@@ -55,21 +55,51 @@ export interface ResponseInfo {
   headers: Headers
 }
 
-export interface QrctlOptions {
-  /** Your API key, `qrk_…`. */
-  apiKey: string
-  /** Server root (a trailing `/api/v1` is dropped). Default `http://localhost:3000`. */
+/** Everything but the credentials: see `QrctlOptions`. */
+export interface QrctlBaseOptions {
+  /**
+   * Server root (a trailing `/api/v1` is dropped). Default `http://localhost:3000`, or in
+   * session mode the page's own origin (`location.origin`).
+   */
   baseUrl?: string
   /** Time allowed for each attempt, answer body included. Default 30000. */
   timeoutMs?: number
   /** Retries after network errors, timeouts, 429 and 5xx. Default 2; 0 turns retries off. */
   maxRetries?: number
-  /** A `fetch` to use instead of the SDK's own (undici with a keep-alive agent). */
+  /**
+   * A `fetch` to use instead of the SDK's own (undici with a keep-alive agent on Node; the
+   * page's `fetch` in a browser and in session mode).
+   */
   fetch?: FetchFn
   /** Called with every HTTP answer, including those that are then retried. */
   onResponse?: (event: ResponseEvent) => void
   /** Called before each retry. */
   onRetry?: (event: RetryEvent) => void
+}
+
+/**
+ * The options of a client that authenticates with an API key (servers and scripts): sent as
+ * `Authorization: Bearer …`.
+ * @example new Qrctl({ apiKey: process.env.QRCTL_API_KEY! })
+ */
+export interface QrctlOptions extends QrctlBaseOptions {
+  /** Your API key, `qrk_…`. */
+  apiKey: string
+  /** Only in session mode (`QrctlSessionOptions`). */
+  csrfToken?: undefined
+}
+
+/**
+ * Session mode, for a page served by the qrctl server to a signed-in person (the dashboard):
+ * the session cookie goes along by itself (`credentials: 'same-origin'`), the key never reaches
+ * the browser, and every request carries the page's token as `X-CSRF-Token`.
+ * @example new Qrctl({ baseUrl: location.origin, csrfToken: document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')!.content })
+ */
+export interface QrctlSessionOptions extends QrctlBaseOptions {
+  /** The token of the page's `<meta name="csrf-token">`. */
+  csrfToken: string
+  /** Never in a browser: session mode has no key. */
+  apiKey?: undefined
 }
 
 /** Per-call settings, accepted as the last argument of every method. */
@@ -84,8 +114,11 @@ export interface RequestOptions {
   signal?: AbortSignal
 }
 
+/** How requests authenticate: with a key, or with the browser's session cookie and its token. */
+export type Credentials = { apiKey: string } | { csrfToken: string }
+
 export interface ResolvedOptions {
-  apiKey: string
+  credentials: Credentials
   baseUrl: string
   timeoutMs: number
   maxRetries: number
@@ -100,6 +133,7 @@ export const DEFAULT_MAX_RETRIES = 2
 
 const KNOWN_OPTIONS = [
   'apiKey',
+  'csrfToken',
   'baseUrl',
   'timeoutMs',
   'maxRetries',
@@ -127,8 +161,41 @@ function checkApiKey(apiKey: unknown): string {
   return apiKey
 }
 
-function checkBaseUrl(value: unknown): string {
-  if (value === undefined) return DEFAULT_BASE_URL
+function checkCsrfToken(token: unknown): string {
+  // It travels as a header value: printable ASCII without spaces, as the server issues it.
+  if (typeof token !== 'string' || !/^[\x21-\x7e]+$/.test(token)) {
+    fail('`csrfToken` must be the page\'s token: the content of <meta name="csrf-token">')
+  }
+  return token
+}
+
+/** Exactly one of `apiKey` and `csrfToken`. */
+function checkCredentials(options: { apiKey?: unknown; csrfToken?: unknown }): Credentials {
+  const hasKey = options.apiKey !== undefined
+  const hasToken = options.csrfToken !== undefined
+  if (hasKey && hasToken) {
+    fail(
+      'pass `apiKey` (servers and scripts) or `csrfToken` (a signed-in page of the qrctl server), not both',
+    )
+  }
+  if (hasToken) return { csrfToken: checkCsrfToken(options.csrfToken) }
+  if (!hasKey) {
+    fail(
+      '`apiKey` is required: pass the key you created in the dashboard or with `qrctl key create` (or, on a signed-in page of the qrctl server, its `csrfToken`)',
+    )
+  }
+  return { apiKey: checkApiKey(options.apiKey) }
+}
+
+/** In session mode the page's own origin, where the session cookie belongs. */
+function defaultBaseUrl(credentials: Credentials): string {
+  const origin = (globalThis as { location?: { origin?: unknown } }).location?.origin
+  if ('csrfToken' in credentials && typeof origin === 'string' && /^https?:/.test(origin)) return origin
+  return DEFAULT_BASE_URL
+}
+
+function checkBaseUrl(value: unknown, fallback: string): string {
+  if (value === undefined) return fallback
   if (typeof value !== 'string') fail('`baseUrl` must be a string such as https://qr.example.com')
   try {
     return normalizeBaseUrl(value)
@@ -153,14 +220,15 @@ function checkFunction<T>(name: string, value: unknown): T | undefined {
 }
 
 /** Checks the constructor's options; anything unknown or malformed throws a TypeError at once. */
-export function resolveOptions(options: QrctlOptions): ResolvedOptions {
+export function resolveOptions(options: QrctlOptions | QrctlSessionOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null) fail('pass an options object: new Qrctl({ apiKey })')
   for (const key of Object.keys(options)) {
     if (!(KNOWN_OPTIONS as readonly string[]).includes(key)) unknownOption(key)
   }
+  const credentials = checkCredentials(options)
   return {
-    apiKey: checkApiKey(options.apiKey),
-    baseUrl: checkBaseUrl(options.baseUrl),
+    credentials,
+    baseUrl: checkBaseUrl(options.baseUrl, defaultBaseUrl(credentials)),
     timeoutMs: checkInteger('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS, 1),
     maxRetries: checkInteger('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES, 0),
     fetch: checkFunction<FetchFn>('fetch', options.fetch),

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto'
 import type { ApiFetcherArgs } from '@ts-rest/core'
-import type { Agent } from 'undici'
+import { type DefaultFetch, loadDefaultFetch, platformUserAgent } from '#runtime'
 import {
   errorFromResponse,
   parseRetryAfter,
@@ -24,7 +23,21 @@ type Attempt =
   | { ok: true; result: FetcherResult }
   | { ok: false; error: QrctlError; retryable: boolean; retryAfter: number | undefined }
 
-const USER_AGENT = `qrctl-sdk/${SDK_VERSION} node/${process.version}`
+// Browsers send their own User-Agent and ignore ours.
+const USER_AGENT = platformUserAgent ? `qrctl-sdk/${SDK_VERSION} ${platformUserAgent}` : undefined
+
+/**
+ * A random UUID v4 for Idempotency-Keys. `crypto.randomUUID` exists on Node and in browsers'
+ * secure contexts only; a dashboard on plain http at a LAN address is not one.
+ */
+export function randomId(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID()
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
 
 /**
  * Bodies by content type: JSON parsed, text as a string (a proxy's HTML error page), anything
@@ -81,28 +94,6 @@ function isKeyInProgress(error: QrctlApiError, headers: Record<string, string>):
   )
 }
 
-interface Undici {
-  agent: Agent
-  fetch: FetchFn
-}
-
-/**
- * undici is about two thirds of the SDK's import time, and a client given its own `fetch`
- * never needs it, so it is loaded with the first request rather than with the SDK.
- */
-async function loadUndici(): Promise<Undici> {
-  const { Agent, fetch } = await import('undici')
-  const agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 })
-  return {
-    agent,
-    fetch: (url, init) =>
-      fetch(url, {
-        ...(init as Parameters<typeof fetch>[1]),
-        dispatcher: agent,
-      }) as unknown as Promise<Response>,
-  }
-}
-
 /**
  * The HTTP layer under the ts-rest client: auth, Idempotency-Key, per-attempt timeout,
  * retries with backoff, rate-limit bookkeeping and error mapping. Only 2xx answers come back;
@@ -114,8 +105,8 @@ export class Transport {
   /** Status, request id, replay flag and headers of the latest answer. */
   lastResponse: ResponseInfo | undefined
   readonly #options: ResolvedOptions
-  /** The SDK's own fetch and agent, once the first request has loaded them. */
-  #undici: Promise<Undici> | undefined
+  /** The SDK's own fetch (on Node undici with its agent), once the first request has loaded it. */
+  #defaultFetch: Promise<DefaultFetch> | undefined
 
   constructor(options: ResolvedOptions) {
     this.#options = options
@@ -149,27 +140,33 @@ export class Transport {
 
   /** Closes the keep-alive connections of the SDK's own agent. */
   async close(): Promise<void> {
-    if (this.#undici) await (await this.#undici).agent.close()
+    if (this.#defaultFetch) await (await this.#defaultFetch).close()
   }
 
-  /** The caller's `fetch`, or the SDK's own once the first request has loaded it. */
+  /**
+   * The caller's `fetch`; in session mode the page's own, which sends its cookie; else the
+   * SDK's own once the first request has loaded it.
+   */
   async #fetchFn(): Promise<FetchFn> {
     if (this.#options.fetch) return this.#options.fetch
-    this.#undici ??= loadUndici()
-    return (await this.#undici).fetch
+    if ('csrfToken' in this.#options.credentials) return (url, init) => globalThis.fetch(url, init)
+    this.#defaultFetch ??= loadDefaultFetch()
+    return (await this.#defaultFetch).fetch
   }
 
   #headers(args: FetcherArgs, options: RequestOptions, maxRetries: number): Record<string, string> {
-    const headers: Record<string, string> = {
-      ...args.headers,
-      authorization: `Bearer ${this.#options.apiKey}`,
-      'user-agent': USER_AGENT,
-    }
+    const { credentials } = this.#options
+    const headers: Record<string, string> = { ...args.headers }
+    // A session's cookie counts only beside its token (DESIGN §19), which a page of another
+    // site cannot read; the key itself never reaches a browser.
+    if ('csrfToken' in credentials) headers['x-csrf-token'] = credentials.csrfToken
+    else headers.authorization = `Bearer ${credentials.apiKey}`
+    if (USER_AGENT) headers['user-agent'] = USER_AGENT
     // Every POST gets one key per logical call, reused by its retries, so that a retry after
     // a lost answer returns the first answer instead of creating twice. Without retries
     // nothing can repeat, so no key is invented (one given by the caller is still sent).
     if (args.method === 'POST' && !headers['idempotency-key']) {
-      const key = options.idempotencyKey ?? (maxRetries > 0 ? randomUUID() : undefined)
+      const key = options.idempotencyKey ?? (maxRetries > 0 ? randomId() : undefined)
       if (key) headers['idempotency-key'] = key
     }
     return headers
@@ -194,6 +191,7 @@ export class Transport {
         headers,
         body: typeof args.body === 'string' ? args.body : undefined,
         signal,
+        ...('csrfToken' in this.#options.credentials && { credentials: 'same-origin' }),
       })
       body = await readBody(response)
     } catch (cause) {

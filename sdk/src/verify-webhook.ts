@@ -1,5 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
 import { WebhookEvent } from '@qrctl/contract'
+import { createHmac, timingSafeEqual } from '#runtime'
 import { QrctlError } from './errors.js'
 
 export type { WebhookEvent, WebhookEventType } from '@qrctl/contract'

@@ -201,8 +201,10 @@ export function createSessionsRouter(ctx: Ctx, deps: SessionsRouterDeps): Router
         )
       await sessions.endSession(ctx, cookie)
     }
-    // Signed out now, or already: either way the browser forgets the cookie.
-    res.setHeader('Set-Cookie', clearedSessionCookie(isSecure(ctx)))
+    // Signed out now, or already: either way the browser forgets the cookie. A post that came
+    // without the cookie (another site's form: SameSite=Strict keeps it home) clears nothing,
+    // or that site could end the visitor's dashboard session by making the browser drop it.
+    if (cookie) res.setHeader('Set-Cookie', clearedSessionCookie(isSecure(ctx)))
     res.setHeader('Cache-Control', 'no-store')
     res.redirect(303, '/app/login')
   })
