@@ -1,6 +1,7 @@
 import type { DecodeCheck } from '@qrctl/contract'
+import { sceneToPixels } from '../design/draw.js'
 import { LogoPlacementError } from '../design/logo.js'
-import { renderDesignPixels } from '../design/render.js'
+import { designScene } from '../design/render.js'
 import { normalizeStyle, type StyleInput } from '../style.js'
 import { type Bitmap, DECODERS } from './decoders.js'
 
@@ -37,20 +38,17 @@ export async function decodeCheck(
 ): Promise<DecodeCheckResult> {
   const s = normalizeStyle(style)
   const expected = new TextEncoder().encode(payload)
-  let large: ReturnType<typeof renderDesignPixels>
+  let scene: ReturnType<typeof designScene>
   try {
-    large = renderDesignPixels(payload, s, DECODE_CHECK_LARGE, logo)
+    scene = designScene(payload, s, logo)
   } catch (error) {
     if (error instanceof LogoPlacementError) return { ok: false, checks: [], reason: error.message }
     throw error
   }
-  const small = smallCheckSize(large.scene.width)
-  const renders: Array<[number, Bitmap]> = [
-    [small, renderDesignPixels(payload, s, small, logo).pixels],
-    [DECODE_CHECK_LARGE, large.pixels],
-  ]
+  // One scene (module units), rasterised at each size: the pixels of `renderDesignPng` at that width.
   const checks: DecodeCheck[] = []
-  for (const [size, bitmap] of renders) {
+  for (const size of [smallCheckSize(scene.width), DECODE_CHECK_LARGE]) {
+    const bitmap: Bitmap = sceneToPixels(scene, size)
     for (const [decoder, decode] of Object.entries(DECODERS)) {
       checks.push({ size, decoder, ok: sameBytes(await decode(bitmap), expected) })
     }
