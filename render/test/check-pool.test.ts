@@ -38,6 +38,8 @@ afterEach(async () => {
 
 /** A thread that dies before it says it is ready, as one whose loader is missing would. */
 const brokenThread = () => new Worker('throw new Error("no loader here")', { eval: true })
+/** A thread that never says it is ready. */
+const silentThread = () => new Worker('setInterval(() => {}, 1000)', { eval: true })
 /** A thread that starts, then exits in the middle of its first check. */
 const dyingThread = () =>
   new Worker(
@@ -49,7 +51,7 @@ const dyingThread = () =>
 
 describe('the decode-check pool', () => {
   it('gives the verdict the calling thread gives, for passing and failing designs', async () => {
-    pool = createDecodeCheckPool({ size: 2 })
+    pool = createDecodeCheckPool({ size: 2, runHereWhileStarting: false })
     const cases: Array<[string, Style, Uint8Array | undefined]> = [
       [PAYLOAD, SCANNABLE, undefined],
       [PAYLOAD, UNSCANNABLE, undefined],
@@ -65,7 +67,7 @@ describe('the decode-check pool', () => {
   })
 
   it('starts no more threads than its size, and only when checks arrive', async () => {
-    pool = createDecodeCheckPool({ size: 2 })
+    pool = createDecodeCheckPool({ size: 2, runHereWhileStarting: false })
     expect(pool.threads).toBe(0)
     const payloads = Array.from({ length: 5 }, (_, i) => `${PAYLOAD}${i}`)
     const results = await Promise.all(payloads.map((p) => pool?.check(p, SCANNABLE)))
@@ -74,14 +76,14 @@ describe('the decode-check pool', () => {
   })
 
   it('ends idle threads, and starts one again for the next check', async () => {
-    pool = createDecodeCheckPool({ size: 1, idleMs: 10 })
+    pool = createDecodeCheckPool({ size: 1, idleMs: 10, runHereWhileStarting: false })
     expect((await pool.check(PAYLOAD, SCANNABLE)).ok).toBe(true)
     await vi.waitFor(() => expect(pool?.threads).toBe(0), { timeout: 10_000 })
     expect((await pool.check(PAYLOAD, UNSCANNABLE)).ok).toBe(false)
   })
 
   it('rejects checks once closed, and those still waiting when it closes', async () => {
-    pool = createDecodeCheckPool({ size: 1 })
+    pool = createDecodeCheckPool({ size: 1, runHereWhileStarting: false })
     const first = expect(pool.check(PAYLOAD, SCANNABLE)).rejects.toThrow(/closed/)
     const waiting = expect(pool.check(`${PAYLOAD}2`, SCANNABLE)).rejects.toThrow(/closed/)
     await pool.close()
@@ -93,7 +95,7 @@ describe('the decode-check pool', () => {
 
   it('runs the checks on the calling thread when a thread cannot start, and says so', async () => {
     const onError = vi.fn()
-    pool = createDecodeCheckPool({ size: 2, onError, startThread: brokenThread })
+    pool = createDecodeCheckPool({ size: 2, onError, startThread: brokenThread, runHereWhileStarting: false })
     const results = await Promise.all([pool.check(PAYLOAD, SCANNABLE), pool.check(PAYLOAD, UNSCANNABLE)])
     expect(results).toEqual([await decodeCheck(PAYLOAD, SCANNABLE), await decodeCheck(PAYLOAD, UNSCANNABLE)])
     expect(onError).toHaveBeenCalled()
@@ -102,17 +104,32 @@ describe('the decode-check pool', () => {
 
   it('runs a check again on the calling thread when its thread dies in the middle', async () => {
     const onError = vi.fn()
-    pool = createDecodeCheckPool({ size: 1, onError, startThread: dyingThread })
+    pool = createDecodeCheckPool({ size: 1, onError, startThread: dyingThread, runHereWhileStarting: false })
     expect(await pool.check(PAYLOAD, UNSCANNABLE)).toEqual(await decodeCheck(PAYLOAD, UNSCANNABLE))
     expect(String(onError.mock.calls[0]?.[0])).toMatch(/exited \(code 3\)/)
   })
 
   it('gives up on a thread that never gets ready', async () => {
     const onError = vi.fn()
-    const silent = () => new Worker('setInterval(() => {}, 1000)', { eval: true })
-    pool = createDecodeCheckPool({ size: 1, onError, startThread: silent, startTimeoutMs: 50 })
+    pool = createDecodeCheckPool({
+      size: 1,
+      onError,
+      startThread: silentThread,
+      startTimeoutMs: 50,
+      runHereWhileStarting: false,
+    })
     expect((await pool.check(PAYLOAD, SCANNABLE)).ok).toBe(true)
     expect(String(onError.mock.calls[0]?.[0])).toMatch(/not ready/)
+  })
+
+  it('runs checks on the calling thread, one at a time, while its threads start', async () => {
+    const onError = vi.fn()
+    pool = createDecodeCheckPool({ size: 2, onError, startThread: silentThread })
+    const payloads = [PAYLOAD, `${PAYLOAD}2`, `${PAYLOAD}3`]
+    const results = await Promise.all(payloads.map((p) => pool?.check(p, SCANNABLE)))
+    expect(results).toEqual(await Promise.all(payloads.map((p) => decodeCheck(p, SCANNABLE))))
+    expect(pool.threads).toBe(0)
+    expect(onError).not.toHaveBeenCalled()
   })
 
   it('runs from the built package, and the process ends by itself with idle threads', async () => {
@@ -122,7 +139,7 @@ describe('the decode-check pool', () => {
     // Run with `node -e`, whose `--input-type` flag the threads must not inherit.
     const script = `
       const { createDecodeCheckPool } = await import(${JSON.stringify(built)})
-      const pool = createDecodeCheckPool({ size: 2 })
+      const pool = createDecodeCheckPool({ size: 2, runHereWhileStarting: false })
       const results = await Promise.all([
         pool.check(${JSON.stringify(PAYLOAD)}, ${JSON.stringify(SCANNABLE)}),
         pool.check(${JSON.stringify(PAYLOAD)}, ${JSON.stringify(UNSCANNABLE)}),

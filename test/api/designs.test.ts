@@ -1,6 +1,6 @@
 import type { QrCode, Style } from '@qrctl/contract'
 import { PNG } from 'pngjs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { dialects, startServer, type TestServer } from '../support/server.js'
 import {
   type Api,
@@ -79,9 +79,11 @@ describe.each(dialects())('branded designs on %s', (dialect) => {
 
     it('answers other requests while the decode checks of a styled batch run', async () => {
       // The checks run on the server's threads: its event loop stays free meanwhile. One code
-      // first, so that nothing is loaded for the first time (which would yield) during the batch.
+      // first, so that nothing is loaded for the first time (which would yield) during the batch,
+      // and a thread is ready (until then the server runs checks itself, one at a time).
       await createCode(client, textCode({ name: 'warm', style: DESIGN }))
       const checks = server.ctx.checks
+      await vi.waitFor(() => expect(checks.threads).toBeGreaterThan(0), { timeout: 30_000 })
       const check = checks.check
       let checking!: () => void
       const started = new Promise<void>((resolve) => {

@@ -6,17 +6,17 @@ import { type DecodeCheckResult, decodeCheck } from './decode-check.js'
 /**
  * The decode check (DESIGN §13) on a small pool of worker threads: the same `decodeCheck`,
  * each call run whole on one thread, so a batch's checks use every core and the caller's event
- * loop stays free while they run (a check is ~100 ms of CPU; a batch of them held every other
+ * loop stays free while they run (a check is ~80 ms of CPU; a batch of them held every other
  * request of the server for seconds).
  */
 export interface DecodeCheckPool {
   /** `decodeCheck(payload, style, logo)`, on the first free thread. */
   check(payload: string, style: StyleInput, logo?: Uint8Array): Promise<DecodeCheckResult>
-  /** Ends every thread; a check still waiting or running rejects. */
+  /** Ends every thread; a check still waiting or running on a thread rejects. */
   close(): Promise<void>
   /** Threads at most. */
   readonly size: number
-  /** Threads running now (started, not yet ended). */
+  /** Threads ready to take checks now. */
   readonly threads: number
 }
 
@@ -25,6 +25,12 @@ export interface DecodeCheckPoolOptions {
   size?: number
   /** An idle thread ends after this long (default 60 s); the next check starts one again. */
   idleMs?: number
+  /**
+   * While no thread is ready yet (the first check, or the first after the threads went idle),
+   * the calling thread runs the waiting checks itself, one at a time, so no check waits for a
+   * thread to start (default true).
+   */
+  runHereWhileStarting?: boolean
   /**
    * Told when a thread fails. The check it was running is run again on the calling thread; a
    * thread that cannot start at all (no TypeScript loader, say) sends every later check there.
@@ -60,6 +66,7 @@ interface Waiting {
 
 interface Thread {
   worker: Worker
+  /** Set once it said it is ready: checks go only to started threads. */
   started: boolean
   current?: Waiting | undefined
   idle?: NodeJS.Timeout | undefined
@@ -84,6 +91,8 @@ function startThread(): Worker {
   )
 }
 
+const closedError = () => new Error('the decode-check pool is closed')
+
 /**
  * A pool of decode-check threads, started lazily and never keeping the process alive while
  * idle. `close()` it with the server.
@@ -93,19 +102,22 @@ export function createDecodeCheckPool(options: DecodeCheckPoolOptions = {}): Dec
   const size = Math.max(1, options.size ?? availableParallelism())
   const idleMs = options.idleMs ?? 60_000
   const startTimeoutMs = options.startTimeoutMs ?? 30_000
+  const runHereWhileStarting = options.runHereWhileStarting ?? true
   const threads: Thread[] = []
   const queue: Waiting[] = []
   let nextId = 0
   let closed = false
   /** Set when a thread failed before it started: checks then run on the calling thread. */
   let inProcess = false
+  /** Set while the calling thread runs a check itself. */
+  let helping = false
 
   const runHere = (waiting: Waiting) => {
     const { payload, style, logo } = waiting.task
     decodeCheck(payload, style, logo).then(waiting.resolve, waiting.reject)
   }
 
-  const spawn = (): Thread => {
+  const spawn = () => {
     const thread: Thread = { worker: (options.startThread ?? startThread)(), started: false }
     const { worker } = thread
     const startTimer = setTimeout(() => {
@@ -117,12 +129,12 @@ export function createDecodeCheckPool(options: DecodeCheckPoolOptions = {}): Dec
       if ('ready' in answer) {
         thread.started = true
         clearTimeout(startTimer)
-        return
+      } else {
+        const waiting = thread.current
+        thread.current = undefined
+        if ('error' in answer) waiting?.reject(new Error(answer.error))
+        else waiting?.resolve(answer.result)
       }
-      const waiting = thread.current
-      thread.current = undefined
-      if ('error' in answer) waiting?.reject(new Error(answer.error))
-      else waiting?.resolve(answer.result)
       dispatch()
     })
     worker.on('error', (error) => {
@@ -136,30 +148,27 @@ export function createDecodeCheckPool(options: DecodeCheckPoolOptions = {}): Dec
       if (at >= 0) threads.splice(at, 1)
       const lost = thread.current
       thread.current = undefined
-      if (closed) {
-        lost?.reject(new Error('the decode-check pool is closed'))
-        return
-      }
+      if (closed) return lost?.reject(closedError())
       if (!thread.ending && !thread.failed)
         options.onError?.(new Error(`a decode-check thread exited (code ${code})`))
       if (!thread.started) inProcess = true
+      // Run once more, here: a check that kills its thread must not kill the next one too.
       if (lost) runHere(lost)
       dispatch()
     })
     threads.push(thread)
-    return thread
   }
 
-  /** Hands waiting checks to free threads, starting threads up to `size`. */
+  /** Hands waiting checks to ready threads, starting threads (up to `size`) for the rest. */
   const dispatch = () => {
-    while (queue.length > 0) {
-      if (inProcess) {
-        for (const waiting of queue.splice(0)) runHere(waiting)
-        return
-      }
-      const thread =
-        threads.find((t) => !t.current && !t.ending) ?? (threads.length < size ? spawn() : undefined)
-      if (!thread) return
+    if (closed) return
+    if (inProcess) {
+      for (const waiting of queue.splice(0)) runHere(waiting)
+      return
+    }
+    for (const thread of threads) {
+      if (queue.length === 0) break
+      if (!thread.started || thread.current || thread.ending) continue
       const waiting = queue.shift() as Waiting
       clearTimeout(thread.idle)
       thread.idle = undefined
@@ -168,8 +177,27 @@ export function createDecodeCheckPool(options: DecodeCheckPoolOptions = {}): Dec
       thread.worker.ref()
       thread.worker.postMessage(waiting.task)
     }
+    let starting = threads.filter((t) => !t.started).length
+    for (; queue.length > starting && threads.length < size; starting++) spawn()
+    if (
+      runHereWhileStarting &&
+      queue.length > 0 &&
+      !helping &&
+      !threads.some((t) => t.started && !t.ending)
+    ) {
+      helping = true
+      const waiting = queue.shift() as Waiting
+      const { payload, style, logo } = waiting.task
+      decodeCheck(payload, style, logo)
+        .then(waiting.resolve, waiting.reject)
+        .finally(() => {
+          helping = false
+          // The event loop gets a turn before the next check.
+          setImmediate(dispatch)
+        })
+    }
     for (const thread of threads) {
-      if (thread.current || thread.idle || thread.ending) continue
+      if (!thread.started || thread.current || thread.idle || thread.ending) continue
       thread.worker.unref()
       thread.idle = setTimeout(() => {
         thread.ending = true
@@ -181,10 +209,10 @@ export function createDecodeCheckPool(options: DecodeCheckPoolOptions = {}): Dec
   return {
     size,
     get threads() {
-      return threads.length
+      return threads.filter((t) => t.started && !t.ending).length
     },
     check(payload, style, logo) {
-      if (closed) return Promise.reject(new Error('the decode-check pool is closed'))
+      if (closed) return Promise.reject(closedError())
       return new Promise<DecodeCheckResult>((resolve, reject) => {
         // Only the bytes of the logo's view are copied to the thread, not the buffer behind it.
         const task: PoolTask = { id: nextId++, payload, style, logo: logo && new Uint8Array(logo) }
@@ -194,7 +222,7 @@ export function createDecodeCheckPool(options: DecodeCheckPoolOptions = {}): Dec
     },
     async close() {
       closed = true
-      for (const waiting of queue.splice(0)) waiting.reject(new Error('the decode-check pool is closed'))
+      for (const waiting of queue.splice(0)) waiting.reject(closedError())
       await Promise.all(threads.map((thread) => thread.worker.terminate()))
     },
   }
