@@ -20,6 +20,9 @@ export interface DecodeCheckResult {
   reason?: string
 }
 
+/** The render buffer no check is using now (see `decodeCheck`). */
+let spare: Uint8Array | undefined
+
 function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
   return a !== undefined && a.length === b.length && a.every((byte, i) => byte === b[i])
 }
@@ -45,13 +48,23 @@ export async function decodeCheck(
     if (error instanceof LogoPlacementError) return { ok: false, checks: [], reason: error.message }
     throw error
   }
-  // One scene (module units), rasterised at each size: the pixels of `renderDesignPng` at that width.
+  // One scene (module units), rasterised at each size: the pixels of `renderDesignPng` at that
+  // width. Both go into one buffer, kept for the next check of this thread (a 1024 px render is
+  // ~5 MB): each size is read by both decoders before the next is drawn over it. A check that
+  // starts while another still holds the buffer gets one of its own.
+  let buffer = spare ?? new Uint8Array(0)
+  spare = undefined
   const checks: DecodeCheck[] = []
-  for (const size of [smallCheckSize(scene.width), DECODE_CHECK_LARGE]) {
-    const bitmap: Bitmap = sceneToPixels(scene, size)
-    for (const [decoder, decode] of Object.entries(DECODERS)) {
-      checks.push({ size, decoder, ok: sameBytes(await decode(bitmap), expected) })
+  try {
+    for (const size of [smallCheckSize(scene.width), DECODE_CHECK_LARGE]) {
+      const bitmap: Bitmap = sceneToPixels(scene, size, buffer)
+      if (bitmap.data.buffer !== buffer.buffer) buffer = new Uint8Array(bitmap.data.buffer)
+      for (const [decoder, decode] of Object.entries(DECODERS)) {
+        checks.push({ size, decoder, ok: sameBytes(await decode(bitmap), expected) })
+      }
     }
+  } finally {
+    spare = buffer
   }
   return { ok: checks.every((check) => check.ok), checks }
 }
