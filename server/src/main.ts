@@ -55,10 +55,12 @@ async function withContext<T>(
   run: (ctx: ReturnType<typeof createContext>) => Promise<T>,
 ): Promise<T> {
   const handle = openDatabase(config.database)
+  const ctx = createContext(config, handle)
   try {
     await migrateToLatest(handle.db)
-    return await run(createContext(config, handle))
+    return await run(ctx)
   } finally {
+    await ctx.checks.close()
     await handle.close()
   }
 }

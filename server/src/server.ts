@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { availableParallelism } from 'node:os'
+import { createDecodeCheckPool } from '@qrctl/render/check'
 import type { Config } from './config.js'
 import type { Ctx } from './context.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js'
@@ -43,13 +45,21 @@ export interface StartOptions {
 }
 
 export function createContext(config: Config, handle: DatabaseHandle, options: StartOptions = {}): Ctx {
+  const logger = options.logger ?? createLogger(config)
   return {
     db: handle.db,
     dialect: handle.dialect,
     config,
     clock: options.clock ?? systemClock,
     ids: options.ids ?? randomIds,
-    logger: options.logger ?? createLogger(config),
+    logger,
+    // Threads start with the first check and end after a minute idle; under WORKERS=N each
+    // process takes its share of the cores. At most 4: each holds ~80 MB while it lives, and 4
+    // check a batch of 100 styled codes in about 2 s.
+    checks: createDecodeCheckPool({
+      size: Math.min(4, Math.max(1, Math.floor(availableParallelism() / config.workers))),
+      onError: (error) => logger.warn({ err: error }, 'a decode-check thread failed'),
+    }),
   }
 }
 
@@ -106,6 +116,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Attempts in flight end (each within WEBHOOK_TIMEOUT_MS); what waits stays in the outbox.
       await webhooks.close()
       reader?.close()
+      await ctx.checks.close()
       await limits.close()
       await handle.close()
     })()

@@ -1,6 +1,6 @@
 import type { QrCode, Style } from '@qrctl/contract'
 import { PNG } from 'pngjs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { dialects, startServer, type TestServer } from '../support/server.js'
 import {
   type Api,
@@ -75,6 +75,38 @@ describe.each(dialects())('branded designs on %s', (dialect) => {
       expect(res.body.data.errors).toHaveLength(1)
       expect(res.body.data.errors[0]).toMatch(/^codes\[1\]\.style: unscannable: /)
       expect(res.body.data.items.map((c: QrCode) => c.name)).toEqual(['a', 'c'])
+    })
+
+    it('answers other requests while the decode checks of a styled batch run', async () => {
+      // The checks run on the server's threads: its event loop stays free meanwhile. One code
+      // first, so that nothing is loaded for the first time (which would yield) during the batch,
+      // and a thread is ready (until then the server runs checks itself, one at a time).
+      await createCode(client, textCode({ name: 'warm', style: DESIGN }))
+      const checks = server.ctx.checks
+      await vi.waitFor(() => expect(checks.threads).toBeGreaterThan(0), { timeout: 30_000 })
+      const check = checks.check
+      let checking!: () => void
+      const started = new Promise<void>((resolve) => {
+        checking = resolve
+      })
+      checks.check = (...args) => {
+        checking()
+        return check.apply(checks, args)
+      }
+      try {
+        let answered = false
+        const codes = Array.from({ length: 6 }, (_, i) => textCode({ name: `busy ${i}`, style: DESIGN }))
+        const batch = client.post('/qr-codes/batch', { codes }).finally(() => {
+          answered = true
+        })
+        await started
+        const health = await fetch(`${server.baseUrl}/healthz`)
+        expect(health.status).toBe(200)
+        expect(answered).toBe(false)
+        expect((await batch).body.data.created).toBe(6)
+      } finally {
+        checks.check = check
+      }
     })
 
     it('re-checks on PATCH and keeps the old style when the new one fails', async () => {

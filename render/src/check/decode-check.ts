@@ -1,6 +1,7 @@
 import type { DecodeCheck } from '@qrctl/contract'
+import { sceneToPixels } from '../design/draw.js'
 import { LogoPlacementError } from '../design/logo.js'
-import { renderDesignPixels } from '../design/render.js'
+import { designScene } from '../design/render.js'
 import { normalizeStyle, type StyleInput } from '../style.js'
 import { type Bitmap, DECODERS } from './decoders.js'
 
@@ -18,6 +19,9 @@ export interface DecodeCheckResult {
   /** Why nothing was rendered, when the design cannot be drawn scannably at all (a logo over a finder). */
   reason?: string
 }
+
+/** The render buffer no check is using now (see `decodeCheck`). */
+let spare: Uint8Array | undefined
 
 function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
   return a !== undefined && a.length === b.length && a.every((byte, i) => byte === b[i])
@@ -37,23 +41,30 @@ export async function decodeCheck(
 ): Promise<DecodeCheckResult> {
   const s = normalizeStyle(style)
   const expected = new TextEncoder().encode(payload)
-  let large: ReturnType<typeof renderDesignPixels>
+  let scene: ReturnType<typeof designScene>
   try {
-    large = renderDesignPixels(payload, s, DECODE_CHECK_LARGE, logo)
+    scene = designScene(payload, s, logo)
   } catch (error) {
     if (error instanceof LogoPlacementError) return { ok: false, checks: [], reason: error.message }
     throw error
   }
-  const small = smallCheckSize(large.scene.width)
-  const renders: Array<[number, Bitmap]> = [
-    [small, renderDesignPixels(payload, s, small, logo).pixels],
-    [DECODE_CHECK_LARGE, large.pixels],
-  ]
+  // One scene (module units), rasterised at each size: the pixels of `renderDesignPng` at that
+  // width. Both go into one buffer, kept for the next check of this thread (a 1024 px render is
+  // ~5 MB): each size is read by both decoders before the next is drawn over it. A check that
+  // starts while another still holds the buffer gets one of its own.
+  let buffer = spare ?? new Uint8Array(0)
+  spare = undefined
   const checks: DecodeCheck[] = []
-  for (const [size, bitmap] of renders) {
-    for (const [decoder, decode] of Object.entries(DECODERS)) {
-      checks.push({ size, decoder, ok: sameBytes(await decode(bitmap), expected) })
+  try {
+    for (const size of [smallCheckSize(scene.width), DECODE_CHECK_LARGE]) {
+      const bitmap: Bitmap = sceneToPixels(scene, size, buffer)
+      if (bitmap.data.buffer !== buffer.buffer) buffer = new Uint8Array(bitmap.data.buffer)
+      for (const [decoder, decode] of Object.entries(DECODERS)) {
+        checks.push({ size, decoder, ok: sameBytes(await decode(bitmap), expected) })
+      }
     }
+  } finally {
+    spare = buffer
   }
   return { ok: checks.every((check) => check.ok), checks }
 }

@@ -45,6 +45,11 @@ function zxing(): Promise<unknown> {
   return zxingReady
 }
 
+/** Loads ZXing-C++'s wasm ahead of the first check (a decode-check thread does as it starts). */
+export function prepareDecoders(): Promise<unknown> {
+  return zxing()
+}
+
 export const decodeZxing: Decoder = async (bitmap) => {
   await zxing()
   const image = {

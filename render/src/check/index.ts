@@ -3,4 +3,5 @@
  * subpath of its own, so plain rendering never loads the decoders' wasm.
  */
 export { DECODE_CHECK_LARGE, type DecodeCheckResult, decodeCheck, smallCheckSize } from './decode-check.js'
-export { type Bitmap, DECODERS, type Decoder, decodeJsqr, decodeZxing } from './decoders.js'
+export { type Bitmap, DECODERS, type Decoder, decodeJsqr, decodeZxing, prepareDecoders } from './decoders.js'
+export { createDecodeCheckPool, type DecodeCheckPool, type DecodeCheckPoolOptions } from './pool.js'

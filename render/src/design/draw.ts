@@ -52,9 +52,14 @@ function heightAt(scene: Scene, width: number): number {
   return Math.round((width * scene.height) / scene.width)
 }
 
-export function sceneToPixels(scene: Scene, width: number): Pixels {
+/**
+ * The scene's RGBA pixels `width` px wide, drawn into the start of `into` when it is large
+ * enough (every byte is written: the background first), else into a new buffer.
+ */
+export function sceneToPixels(scene: Scene, width: number, into?: Uint8Array): Pixels {
   const height = heightAt(scene, width)
-  const data = new Uint8Array(width * height * 4)
+  const bytes = width * height * 4
+  const data = into && into.length >= bytes ? into.subarray(0, bytes) : new Uint8Array(bytes)
   rasterizeScene(scene, width, height, data, { channels: 4, stride: width * 4, offset: 0 })
   return { width, height, data }
 }

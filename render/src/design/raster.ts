@@ -298,51 +298,77 @@ export function rasterizeScene(
   if (scene.logo) drawLogo(scene.logo, scale, width, height, out, layout)
 }
 
-/** Blends `paint` into `out` wherever `coverage` covers a pixel, by how much it covers it. */
+/**
+ * Blends `paint` into `out` wherever `coverage` covers a pixel, by how much it covers it. Cells
+ * hold changes of coverage, so a run of zero cells keeps the coverage of the pixel before it:
+ * an uncovered run is skipped and a fully covered one painted without blending (most pixels are
+ * one or the other; only edges are partly covered).
+ */
 function paintCoverage(coverage: Coverage, paint: Shader, out: Uint8Array, layout: PixelLayout): void {
   const { channels, stride, offset } = layout
   const { cells, left, right } = coverage
   const { x0, y0, kx, ky } = paint
   const linear = paint.kind === 'linear'
   const radial = paint.kind === 'radial'
+  const solid = !linear && !radial
   const [r0, g0, b0] = paint.from
   const dr = paint.to[0] - r0
   const dg = paint.to[1] - g0
   const db = paint.to[2] - b0
+  // A solid colour's bytes, as the blend below writes them for a fully covered pixel.
+  const sr = (r0 + 0.5) & 255
+  const sg = (g0 + 0.5) & 255
+  const sb = (b0 + 0.5) & 255
   const last = coverage.width - 1
   for (let y = coverage.minY; y <= coverage.maxY; y++) {
-    const first = left[y]!
     const end = Math.min(last, right[y]!)
-    if (end < first) continue
     const row = y * coverage.stride
     const py = y + 0.5 - y0
     // Along a row a linear gradient's t grows by kx a pixel.
     const rowT = py * ky + (0.5 - x0) * kx
+    const rowStart = y * stride + offset
     let sum = 0
-    let p = y * stride + offset + first * channels
-    for (let x = first; x <= end; x++, p += channels) {
+    let x = left[y]!
+    while (x <= end) {
       sum += cells[row + x]!
       const alpha = sum < 0 ? -sum : sum
-      if (alpha < 0.002) continue
-      let r = r0
-      let g = g0
-      let b = b0
-      if (linear || radial) {
-        let t = linear ? rowT + x * kx : Math.sqrt((x + 0.5 - x0) ** 2 + py * py) * kx
-        if (t < 0) t = 0
-        else if (t > 1) t = 1
-        r += dr * t
-        g += dg * t
-        b += db * t
+      if (alpha < 0.002) {
+        for (x++; x <= end && cells[row + x] === 0; ) x++
+        continue
       }
-      if (alpha < 0.998) {
-        r = out[p]! + (r - out[p]!) * alpha
-        g = out[p + 1]! + (g - out[p + 1]!) * alpha
-        b = out[p + 2]! + (b - out[p + 2]!) * alpha
+      // This pixel and the run of zero cells after it share one coverage.
+      let runEnd = x + 1
+      while (runEnd <= end && cells[row + runEnd] === 0) runEnd++
+      let p = rowStart + x * channels
+      if (alpha >= 0.998 && solid) {
+        for (; x < runEnd; x++, p += channels) {
+          out[p] = sr
+          out[p + 1] = sg
+          out[p + 2] = sb
+        }
+        continue
       }
-      out[p] = r + 0.5
-      out[p + 1] = g + 0.5
-      out[p + 2] = b + 0.5
+      for (; x < runEnd; x++, p += channels) {
+        let r = r0
+        let g = g0
+        let b = b0
+        if (!solid) {
+          let t = linear ? rowT + x * kx : Math.sqrt((x + 0.5 - x0) ** 2 + py * py) * kx
+          if (t < 0) t = 0
+          else if (t > 1) t = 1
+          r += dr * t
+          g += dg * t
+          b += db * t
+        }
+        if (alpha < 0.998) {
+          r = out[p]! + (r - out[p]!) * alpha
+          g = out[p + 1]! + (g - out[p + 1]!) * alpha
+          b = out[p + 2]! + (b - out[p + 2]!) * alpha
+        }
+        out[p] = r + 0.5
+        out[p + 1] = g + 0.5
+        out[p + 2] = b + 0.5
+      }
     }
   }
 }

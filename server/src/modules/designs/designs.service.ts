@@ -1,6 +1,5 @@
 import { type DecodeCheck, isDesigned, type Style } from '@qrctl/contract'
 import { styleDrawingIssues } from '@qrctl/render'
-import { decodeCheck } from '@qrctl/render/check'
 import type { Ctx } from '../../context.js'
 import type { Db } from '../../db/database.js'
 import { AppError, notFound, validation } from '../../errors.js'
@@ -64,24 +63,50 @@ export async function savedLogo(ctx: Ctx, style: Style | null | undefined): Prom
   return png
 }
 
+/** The decode check of one style, for a code encoding `payload` (see `designChecker`). */
+export type DesignCheck = (payload: string, style: Style | null | undefined) => Promise<DesignVerdict>
+
 /**
- * The decode check of a style about to be saved, for a code encoding `payload`. A v1 style (no
- * §13 key) needs none: its plain squares always scan. Frame text the font cannot draw is a
- * validation error (thrown), checked before anything is rendered.
+ * Decode checks of styles about to be saved in `accountId`, run on the context's threads. A v1
+ * style (no §13 key) needs none: its plain squares always scan. Frame text the font cannot draw
+ * is a validation error (thrown), checked before anything is rendered. Each logo is read once
+ * however many styles use it (a batch's items often share one).
  */
-export async function checkDesign(
+export function designChecker(
+  ctx: Ctx,
+  accountId: string,
+  /** The transaction the caller holds, if any: SQLite has one connection, so reads must use it. */
+  db: Db = ctx.db,
+): DesignCheck {
+  const logos = new Map<string, Promise<Buffer | undefined>>()
+  const logo = (style: Style) => {
+    const id = style.logo?.assetId
+    if (!id) return undefined
+    let read = logos.get(id)
+    if (!read) {
+      read = logoOf(db, accountId, style)
+      logos.set(id, read)
+    }
+    return read
+  }
+  return async (payload, style) => {
+    if (!isDesigned(style) || !style) return { ok: true }
+    const drawing = styleDrawingIssues(style)
+    if (drawing.length > 0) throw validation(drawing, drawing[0]?.message)
+    const result = await ctx.checks.check(payload, style, await logo(style))
+    return result.ok ? { ok: true } : { ok: false, checks: result.checks, reason: result.reason }
+  }
+}
+
+/** The decode check of one style about to be saved (`designChecker` for a single code). */
+export function checkDesign(
   ctx: Ctx,
   accountId: string,
   payload: string,
   style: Style | null | undefined,
-  /** The transaction the caller holds, if any: SQLite has one connection, so reads must use it. */
   db: Db = ctx.db,
 ): Promise<DesignVerdict> {
-  if (!isDesigned(style) || !style) return { ok: true }
-  const drawing = styleDrawingIssues(style)
-  if (drawing.length > 0) throw validation(drawing, drawing[0]?.message)
-  const result = await decodeCheck(payload, style, await logoOf(db, accountId, style))
-  return result.ok ? { ok: true } : { ok: false, checks: result.checks, reason: result.reason }
+  return designChecker(ctx, accountId, db)(payload, style)
 }
 
 /** `checkDesign`, throwing 400 `unscannable` when the design fails. */

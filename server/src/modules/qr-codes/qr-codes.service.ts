@@ -23,7 +23,7 @@ import { isUniqueViolation } from '../../db/errors.js'
 import { type BeforeCommit, noBeforeCommit } from '../../db/unit-of-work.js'
 import { AppError, conflict, invalidField, notFound, validation } from '../../errors.js'
 import { addDays } from '../../lib/clock.js'
-import { assertScannable, checkDesign, unscannableMessage } from '../designs/designs.service.js'
+import { assertScannable, designChecker, unscannableMessage } from '../designs/designs.service.js'
 import { hashPassword } from '../redirects/password.js'
 import { appendEvents } from '../webhooks/webhook-outbox.js'
 import type { QrCodeChanges, QrCodeRecord } from './qr-codes.repository.js'
@@ -312,25 +312,32 @@ export async function batchCreate(
     indexOf.set(record, index)
     if (checked.input.password) passwords.set(record, checked.input.password)
   })
-  // The decode check of every styled item, one after the other (each is a few renders and
-  // decodes of CPU work); a design that fails is that item's error string (DESIGN §13).
-  for (const record of [...records]) {
-    if (!isDesigned(record.style)) continue
-    prepareDesign(ctx, record)
+  // The decode check of every styled item, all handed to the context's threads at once (each is
+  // a few renders and decodes of CPU work); a design that fails is that item's error string
+  // (DESIGN §13).
+  const check = designChecker(ctx, accountId)
+  const designed = records.filter((record) => isDesigned(record.style))
+  const problems = await Promise.all(
+    designed.map(async (record) => {
+      prepareDesign(ctx, record)
+      try {
+        const verdict = await check(symbolPayload(ctx, record), record.style)
+        if (!verdict.ok) return { field: 'style', message: unscannableMessage(verdict) }
+      } catch (error) {
+        // Another account's asset, or none: that item's 404, as its error string.
+        if (!(error instanceof AppError) || error.code !== 'not_found') throw error
+        return { field: 'style.logo.assetId', message: error.message }
+      }
+      return undefined
+    }),
+  )
+  designed.forEach((record, i) => {
+    const problem = problems[i]
+    if (!problem) return
     const index = indexOf.get(record) ?? -1
-    let problem: { field: string; message: string } | undefined
-    try {
-      const verdict = await checkDesign(ctx, accountId, symbolPayload(ctx, record), record.style)
-      if (!verdict.ok) problem = { field: 'style', message: unscannableMessage(verdict) }
-    } catch (error) {
-      // Another account's asset, or none: that item's 404, as its error string.
-      if (!(error instanceof AppError) || error.code !== 'not_found') throw error
-      problem = { field: 'style.logo.assetId', message: error.message }
-    }
-    if (!problem) continue
     errors.push({ index, text: formatBatchError({ index, ...problem }) })
     records.splice(records.indexOf(record), 1)
-  }
+  })
   const answer = (refused: Map<QrCodeRecord, string>): BatchResult => {
     const all = [...errors]
     for (const [record, holder] of refused) {
