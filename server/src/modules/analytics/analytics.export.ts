@@ -130,7 +130,7 @@ export async function exportScans(ctx: Ctx, accountId: string, query: ExportQuer
     to: new Date(window.starts[window.starts.length - 1] as number).toISOString(),
   }
   const line = lineMaker(await exportCodes(ctx.db, accountId, codes), window.timezone)
-  // One chunk per batch read: one write to the socket for a few hundred or thousand rows.
+  // One chunk per batch read: one write to the socket per few hundred rows.
   async function* chunks(): AsyncGenerator<string> {
     yield csvLine([...EXPORT_COLUMNS])
     for await (const rows of exportBatches(ctx.db, ctx.dialect, codes, range)) {
