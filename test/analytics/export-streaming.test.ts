@@ -1,7 +1,7 @@
 import { get } from 'node:http'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { api, createCode, dynamicCode, eventually, UNLIMITED } from '../api/helpers.js'
+import { api, createCode, dynamicCode, eventually, expectError, UNLIMITED } from '../api/helpers.js'
 import { startServer, type TestServer } from '../support/server.js'
 
 const ROWS = 60_000
@@ -18,12 +18,16 @@ run('the export’s cursor on PostgreSQL', () => {
   let server: TestServer
   let admin: pg.Client
   let exportUrl: string
+  /** A code without scans: its export is a header line, over at once. */
+  let quiet: string
 
   beforeAll(async () => {
-    server = await startServer({ dialect: 'postgres', env: UNLIMITED })
+    // A pool of 6: at most 2 exports at once (a third of it).
+    server = await startServer({ dialect: 'postgres', env: { ...UNLIMITED, DATABASE_POOL_SIZE: '6' } })
     admin = new pg.Client({ connectionString: server.databaseUrl })
     await admin.connect()
     const code = await createCode(api(server, server.apiKey), dynamicCode({ name: 'Busy' }))
+    quiet = (await createCode(api(server, server.apiKey), dynamicCode({ name: 'Quiet' }))).id
     // Written straight into the table: far more CSV (about 9 MB) than the socket buffers hold,
     // so a client that stops reading leaves the server mid-export.
     const start = Date.parse(`${DAY}T00:00:00.000Z`)
@@ -90,5 +94,33 @@ run('the export’s cursor on PostgreSQL', () => {
     const whole = await fetch(exportUrl, { headers: { authorization: `Bearer ${server.apiKey}` } })
     expect(whole.status).toBe(200)
     expect((await whole.text()).split('\r\n')).toHaveLength(ROWS + 2)
+  })
+
+  it('runs a third of the pool’s exports at once and answers the next 503 with Retry-After', async () => {
+    const client = api(server, server.apiKey)
+    const exportOf = (query: string) => client.get(`/analytics/export?from=${DAY}&to=${DAY}${query}`)
+    const first = await startDownload()
+    const second = await startDownload()
+    expect([first.status, second.status]).toEqual([200, 200])
+    const refused = await exportOf(`&qrCodeIds=${quiet}`)
+    expectError(refused, 503, 'service_unavailable')
+    expect(refused.headers.get('retry-after')).toBe('5')
+    expect(refused.body.details.retryAfter).toBe(5)
+    // Bad input still hears what is wrong with it; other reads still find a connection.
+    expectError(await client.get('/analytics/export?from=2026-01-02&to=2026-01-01'), 400, 'validation_error')
+    expect((await client.get('/analytics?period=7d')).status).toBe(200)
+    first.leave()
+    // The slot comes back once the cursor is closed.
+    expect(await eventually(async () => (await exportOf(`&qrCodeIds=${quiet}`)).status === 200, 10_000)).toBe(
+      true,
+    )
+    second.leave()
+    expect(await eventually(async () => (await openCursors()) === 0, 10_000)).toBe(true)
+    // Exports that ran to their end give their slots back too.
+    for (let i = 0; i < 4; i++) expect((await exportOf(`&qrCodeIds=${quiet}`)).status).toBe(200)
+    const [a, b] = [await startDownload(), await startDownload()]
+    expect([a.status, b.status]).toEqual([200, 200])
+    a.leave()
+    b.leave()
   })
 })

@@ -5,6 +5,7 @@ import { UNKNOWN } from '../scans/scan-rollup.js'
 import { resolveCodes } from './analytics.service.js'
 import { csvCell, csvLine } from './csv.js'
 import { type ExportRow, exportBatches, exportCodes } from './export.repository.js'
+import type { ExportSlots } from './export-slots.js'
 import { resolveWindow } from './window.js'
 import { offsetMinutes } from './zone.js'
 
@@ -117,7 +118,12 @@ export interface ScanExport {
  * the first byte; then the rows stream in chunks, each read only when the client has taken the
  * last one (back-pressure), so memory stays flat however many rows there are.
  */
-export async function exportScans(ctx: Ctx, accountId: string, query: ExportQuery): Promise<ScanExport> {
+export async function exportScans(
+  ctx: Ctx,
+  slots: ExportSlots,
+  accountId: string,
+  query: ExportQuery,
+): Promise<ScanExport> {
   const { qrCodeIds, tag, ...windowQuery } = query
   const { codes, firstInstant } = await resolveCodes(ctx, accountId, qrCodeIds, tag)
   const { window } = resolveWindow(windowQuery, {
@@ -130,6 +136,9 @@ export async function exportScans(ctx: Ctx, accountId: string, query: ExportQuer
     to: new Date(window.starts[window.starts.length - 1] as number).toISOString(),
   }
   const line = lineMaker(await exportCodes(ctx.db, accountId, codes), window.timezone)
+  // Taken last, once nothing but the download can fail; given back when the body closes:
+  // at its end, on an error, or when the client leaves.
+  const release = slots.take()
   // One chunk per batch read: one write to the socket per few hundred rows.
   async function* chunks(): AsyncGenerator<string> {
     yield csvLine([...EXPORT_COLUMNS])
@@ -139,8 +148,7 @@ export async function exportScans(ctx: Ctx, accountId: string, query: ExportQuer
       yield chunk
     }
   }
-  return {
-    filename: `scans-${window.from}-to-${window.to}.csv`,
-    body: Readable.from(chunks(), { objectMode: false, highWaterMark: 1 }),
-  }
+  const body = Readable.from(chunks(), { objectMode: false, highWaterMark: 1 })
+  body.once('close', release)
+  return { filename: `scans-${window.from}-to-${window.to}.csv`, body }
 }
