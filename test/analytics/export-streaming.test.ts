@@ -2,6 +2,7 @@ import { get } from 'node:http'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, createCode, dynamicCode, eventually, expectError, UNLIMITED } from '../api/helpers.js'
+import { captureLogger } from '../support/capture-logger.js'
 import { startServer, type TestServer } from '../support/server.js'
 
 const ROWS = 60_000
@@ -16,6 +17,7 @@ const run = process.env.TEST_DATABASE_URL ? describe : describe.skip
 
 run('the export’s cursor on PostgreSQL', () => {
   let server: TestServer
+  const capture = captureLogger()
   let admin: pg.Client
   let exportUrl: string
   /** A code without scans: its export is a header line, over at once. */
@@ -23,7 +25,11 @@ run('the export’s cursor on PostgreSQL', () => {
 
   beforeAll(async () => {
     // A pool of 6: at most 2 exports at once (a third of it).
-    server = await startServer({ dialect: 'postgres', env: { ...UNLIMITED, DATABASE_POOL_SIZE: '6' } })
+    server = await startServer({
+      dialect: 'postgres',
+      env: { ...UNLIMITED, DATABASE_POOL_SIZE: '6' },
+      logger: capture.logger,
+    })
     admin = new pg.Client({ connectionString: server.databaseUrl })
     await admin.connect()
     const code = await createCode(api(server, server.apiKey), dynamicCode({ name: 'Busy' }))
@@ -106,6 +112,11 @@ run('the export’s cursor on PostgreSQL', () => {
     expectError(refused, 503, 'service_unavailable')
     expect(refused.headers.get('retry-after')).toBe('5')
     expect(refused.body.details.retryAfter).toBe(5)
+    // Logged as what it is, not as a database fault.
+    const requestId = refused.headers.get('x-request-id')
+    const lines = capture.entries.filter((e) => e.fields.requestId === requestId)
+    expect(lines.some((e) => e.level === 'info' && e.msg === 'service unavailable')).toBe(true)
+    expect(lines.filter((e) => e.level === 'warn' || e.level === 'error')).toEqual([])
     // Bad input still hears what is wrong with it; other reads still find a connection.
     expectError(await client.get('/analytics/export?from=2026-01-02&to=2026-01-01'), 400, 'validation_error')
     expect((await client.get('/analytics?period=7d')).status).toBe(200)
