@@ -109,9 +109,11 @@ export async function startQrctl(
   port: number,
   env: Record<string, string> = {},
   cores = SERVER_CORE,
+  /** Another build of the server (a before/after in one session). */
+  main = SERVER_MAIN,
 ) {
   const child = await spawnPinned(
-    [process.execPath, SERVER_MAIN, 'start'],
+    [process.execPath, main, 'start'],
     {
       DATABASE_URL: `file:${dbFile}`,
       PORT: String(port),

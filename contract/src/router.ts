@@ -591,7 +591,7 @@ export const analyticsContract = c.router(
       },
       summary: 'Export scans as CSV',
       description:
-        'One row per scan in time order, streamed: scannedAt (with the zone’s offset), qrCodeId, shortCode, name, device, browser, os, country, city, referrer, visitorId. Cells starting with = + - @, a tab or a carriage return are prefixed with an apostrophe.',
+        'One row per scan in time order, streamed: scannedAt (with the zone’s offset), qrCodeId, shortCode, name, device, browser, os, country, city, referrer, visitorId. Cells starting with = + - @, a tab or a carriage return are prefixed with an apostrophe. A server process runs a few exports at once (on PostgreSQL, a third of its connections); beyond that it answers 503 service_unavailable with Retry-After.',
     },
     scans: {
       method: 'GET',

@@ -117,6 +117,10 @@ export interface Config {
   sessionMaxSeconds: number
 }
 
+/** PostgreSQL connections one server process opens: its share of DATABASE_POOL_SIZE, at least 2. */
+export const processPoolSize = (config: Pick<Config, 'databasePoolSize' | 'workers'>) =>
+  Math.max(2, Math.ceil(config.databasePoolSize / config.workers))
+
 export function parseDatabaseUrl(url: string): DatabaseTarget {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://'))
     return { dialect: 'postgres', connectionString: url }

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { createDecodeCheckPool } from '@qrctl/render/check'
-import type { Config } from './config.js'
+import { type Config, processPoolSize } from './config.js'
 import type { Ctx } from './context.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.js'
 import { createHotLookups } from './db/hot-lookup.js'
@@ -70,7 +70,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const handle = openDatabase(
     config.database,
     (error) => logger.warn({ err: error }, 'database connection lost'),
-    Math.max(2, Math.ceil(config.databasePoolSize / config.workers)),
+    processPoolSize(config),
   )
   await migrateToLatest(handle.db)
   const ctx = createContext(config, handle, { ...options, logger })

@@ -133,6 +133,41 @@ describe.each(dialects())('scan export and import on %s', (dialect) => {
       expect(res.text.endsWith('\r\n')).toBe(true)
     })
 
+    it('defuses and quotes what a scan recorded too, on every row of a long export', async () => {
+      // Values as an import (or a hostile user agent or referrer) can store them, on more rows
+      // than one cursor fetch or page, so the cells are checked past the first chunk.
+      const a = await account(['Plain'])
+      const hostile = {
+        browser: '=cmd|" /C calc"!A0',
+        os: '+SUM(1)',
+        country: '@x',
+        city: 'Zürich, "the city"',
+        referrer: 'a\nb',
+      }
+      const rows = Array.from({ length: 4500 }, (_, i) => ({
+        scannedAt: new Date(Date.parse('2026-11-06T00:00:00.000Z') + i * 1000).toISOString(),
+        qrCodeId: a.codes.Plain?.id,
+        device: 'mobile',
+        visitorId: i % 2 === 0 ? `-v${i}` : `v${i}`,
+        ...(i % 1000 === 999 ? hostile : {}),
+      }))
+      expect(await importCsv(server, a.accountId, toCsv(rows))).toEqual({ imported: 4500, errors: [] })
+      const { res, rows: exported } = await exportCsv(a.client, 'from=2026-11-06&to=2026-11-06')
+      expect(exported).toHaveLength(4500)
+      expect(exported.map((r) => r.visitorId)).toEqual(rows.map((r) => r.visitorId.replace(/^-/, "'-")))
+      for (const i of [999, 1999, 2999, 3999])
+        expect(exported[i]).toMatchObject({
+          browser: `'=cmd|" /C calc"!A0`,
+          os: "'+SUM(1)",
+          country: "'@x",
+          city: 'Zürich, "the city"',
+          referrer: 'a\nb',
+        })
+      expect(exported[1000]).toMatchObject({ browser: 'Unknown', city: 'Unknown', referrer: 'Unknown' })
+      expect(res.text).toContain(`,"'=cmd|"" /C calc""!A0",'+SUM(1),'@x,"Zürich, ""the city""","a\nb",`)
+      expect(res.text.split('\r\n')).toHaveLength(4502)
+    })
+
     it('round-trips: an export imported into copies of the codes gives the same analytics', async () => {
       const a = await account(['Menu', 'Door'])
       const scans = Array.from({ length: 60 }, (_, i) => ({

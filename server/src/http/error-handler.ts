@@ -86,9 +86,12 @@ export const apiNotFound = (req: Request, _res: Response, next: NextFunction) =>
 
 /** An error's status, body and headers; a 5xx is logged here with the request id, never shown. */
 function errorAnswer(ctx: Ctx, thrown: unknown, requestId: string) {
-  const error = fromDatabaseError(thrown) ?? thrown
+  const fromDatabase = fromDatabaseError(thrown)
+  const error = fromDatabase ?? thrown
   const { status, body } = toErrorResponse(error, requestId)
-  if (status === 503) ctx.logger.warn({ err: thrown, requestId }, 'database unavailable')
+  if (fromDatabase) ctx.logger.warn({ err: thrown, requestId }, 'database unavailable')
+  // A 503 of the server's own choosing (too many exports at once): expected, not a fault.
+  else if (status === 503) ctx.logger.info({ requestId, reason: body.details.message }, 'service unavailable')
   else if (status >= 500) ctx.logger.error({ err: error, requestId }, 'unhandled error')
   const headers: Record<string, string> = {}
   if (error instanceof AppError && (error.code === 'rate_limited' || error.code === 'service_unavailable')) {

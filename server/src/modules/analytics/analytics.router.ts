@@ -4,17 +4,19 @@ import { create as contentDisposition } from 'content-disposition'
 import type { Ctx } from '../../context.js'
 import { exportScans } from './analytics.export.js'
 import { getAccountAnalytics, getScans } from './analytics.service.js'
+import { createExportSlots, exportLimit } from './export-slots.js'
 
 const s = initServer()
 
 export function createAnalyticsRouter(ctx: Ctx) {
+  const exportSlots = createExportSlots(exportLimit(ctx))
   return s.router(contract.analytics, {
     account: async ({ query, req }) => ({
       status: 200,
       body: { data: await getAccountAnalytics(ctx, req.auth.accountId, query) },
     }),
     export: async ({ query, req, res }) => {
-      const { filename, body } = await exportScans(ctx, req.auth.accountId, query)
+      const { filename, body } = await exportScans(ctx, exportSlots, req.auth.accountId, query)
       res.setHeader('Content-Type', 'text/csv; charset=utf-8')
       res.setHeader('Content-Disposition', contentDisposition(filename))
       // Headers are gone once rows flow: a failure now can only cut the download short.

@@ -5,8 +5,11 @@
  */
 const FORMULA_START = /^[=+\-@\t\r]/
 const NEEDS_QUOTES = /[",\r\n]/
+/** Either of the two above: most cells need neither, and one test finds that out. */
+const NEEDS_WORK = /^[=+\-@\t\r]|[",\r\n]/
 
 export function csvCell(value: string): string {
+  if (!NEEDS_WORK.test(value)) return value
   const safe = FORMULA_START.test(value) ? `'${value}` : value
   return NEEDS_QUOTES.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe
 }
