@@ -1,6 +1,29 @@
-import { formatNumber, h, uid } from './dom.js'
+import { type Child, formatNumber, h, uid } from './dom.js'
 
 /** A table in a region that scrolls sideways on its own, so the page never does (390 px). */
+/**
+ * A table of `rows` under a header row of `columns` and a last "Actions" column, with a
+ * caption screen readers announce (both hidden on screen).
+ */
+export function actionTable(caption: string, columns: readonly string[], rows: Child): HTMLTableElement {
+  return h(
+    'table',
+    null,
+    h('caption', { class: 'visually-hidden' }, caption),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        columns.map((t) => h('th', { scope: 'col' }, t)),
+        h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+      ),
+    ),
+    h('tbody', null, rows),
+  )
+}
+
 export function tableWrap(table: HTMLTableElement, label: string): HTMLDivElement {
   return h('div', { class: 'table-wrap', role: 'region', 'aria-label': label, tabindex: '0' }, table)
 }

@@ -1,7 +1,7 @@
 import type { ApiKey } from '@qrctl/sdk'
 import { field, formatDateTime, h, select } from '../dom.js'
 import type { PageCtx } from '../router.js'
-import { confirmDialog, secretBox, tableWrap } from '../widgets.js'
+import { actionTable, confirmDialog, secretBox, tableWrap } from '../widgets.js'
 
 const SCOPES = [
   ['read_write', 'Read and write'],
@@ -101,59 +101,42 @@ export async function renderApiKeys(ctx: PageCtx): Promise<void> {
   async function load(): Promise<void> {
     const keys = await qrctl.apiKeys.list()
     if (!ctx.isCurrent()) return
-    const table = h(
-      'table',
-      null,
-      h('caption', { class: 'visually-hidden' }, 'API keys'),
-      h(
-        'thead',
-        null,
+    const table = actionTable(
+      'API keys',
+      ['Name', 'Key', 'Scope', 'Environment', 'Created', 'Last used', 'Expires'],
+      keys.map((key) =>
         h(
           'tr',
           null,
-          ['Name', 'Key', 'Scope', 'Environment', 'Created', 'Last used', 'Expires'].map((t) =>
-            h('th', { scope: 'col' }, t),
-          ),
-          h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-        ),
-      ),
-      h(
-        'tbody',
-        null,
-        keys.map((key) =>
+          h('th', { scope: 'row' }, key.name),
+          h('td', null, h('code', null, `${key.prefix}…${key.lastFour}`)),
+          h('td', null, SCOPES.find(([value]) => value === key.scope)?.[1] ?? key.scope),
+          h('td', null, key.environment ?? '—'),
+          h('td', null, formatDateTime(key.createdAt)),
+          h('td', null, formatDateTime(key.lastUsedAt)),
+          h('td', null, key.expiresAt ? formatDateTime(key.expiresAt) : 'Never'),
           h(
-            'tr',
-            null,
-            h('th', { scope: 'row' }, key.name),
-            h('td', null, h('code', null, `${key.prefix}…${key.lastFour}`)),
-            h('td', null, SCOPES.find(([value]) => value === key.scope)?.[1] ?? key.scope),
-            h('td', null, key.environment ?? '—'),
-            h('td', null, formatDateTime(key.createdAt)),
-            h('td', null, formatDateTime(key.lastUsedAt)),
-            h('td', null, key.expiresAt ? formatDateTime(key.expiresAt) : 'Never'),
+            'td',
+            { class: 'row-actions' },
             h(
-              'td',
-              { class: 'row-actions' },
-              h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'secondary small',
-                  'aria-label': `Rotate ${key.name}`,
-                  onclick: () => rotate(key),
-                },
-                'Rotate',
-              ),
-              h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'danger small',
-                  'aria-label': `Revoke ${key.name}`,
-                  onclick: () => revoke(key),
-                },
-                'Revoke',
-              ),
+              'button',
+              {
+                type: 'button',
+                class: 'secondary small',
+                'aria-label': `Rotate ${key.name}`,
+                onclick: () => rotate(key),
+              },
+              'Rotate',
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'danger small',
+                'aria-label': `Revoke ${key.name}`,
+                onclick: () => revoke(key),
+              },
+              'Revoke',
             ),
           ),
         ),

@@ -2,7 +2,7 @@ import { TEMPLATES } from '@qrctl/contract'
 import type { Showcase } from '@qrctl/sdk'
 import { field, formatDateTime, formatNumber, h, select } from '../dom.js'
 import type { PageCtx } from '../router.js'
-import { confirmDialog, pager, tableWrap } from '../widgets.js'
+import { actionTable, confirmDialog, pager, tableWrap } from '../widgets.js'
 
 const PAGE_SIZE = 25
 
@@ -118,23 +118,10 @@ export async function renderShowcases(ctx: PageCtx): Promise<void> {
         ),
       ),
     )
-    const table = h(
-      'table',
-      null,
-      h('caption', { class: 'visually-hidden' }, 'Showcases'),
-      h(
-        'thead',
-        null,
-        h(
-          'tr',
-          null,
-          ['Title', 'Slug', 'Template', 'Status', 'Views', 'Downloads', 'Created'].map((t) =>
-            h('th', { scope: 'col' }, t),
-          ),
-          h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-        ),
-      ),
-      h('tbody', null, rows),
+    const table = actionTable(
+      'Showcases',
+      ['Title', 'Slug', 'Template', 'Status', 'Views', 'Downloads', 'Created'],
+      rows,
     )
     const pageCount = Math.max(1, Math.ceil(answer.total / PAGE_SIZE))
     results.replaceChildren(

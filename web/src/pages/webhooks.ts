@@ -2,7 +2,7 @@ import { WEBHOOK_EVENT_TYPES } from '@qrctl/contract'
 import type { Webhook, WebhookDelivery } from '@qrctl/sdk'
 import { check, field, formatDateTime, h } from '../dom.js'
 import type { PageCtx } from '../router.js'
-import { confirmDialog, pager, secretBox, tableWrap } from '../widgets.js'
+import { actionTable, confirmDialog, pager, secretBox, tableWrap } from '../widgets.js'
 
 const PAGE_SIZE = 25
 
@@ -288,23 +288,10 @@ export async function renderWebhook(ctx: PageCtx): Promise<void> {
           ),
         ),
       )
-    const table = h(
-      'table',
-      null,
-      h('caption', { class: 'visually-hidden' }, 'Deliveries, newest first'),
-      h(
-        'thead',
-        null,
-        h(
-          'tr',
-          null,
-          ['Event', 'Status', 'Attempts', 'Response', 'Last attempt', 'Next attempt', 'Duration'].map((t) =>
-            h('th', { scope: 'col' }, t),
-          ),
-          h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-        ),
-      ),
-      h('tbody', null, answer.data.map(row)),
+    const table = actionTable(
+      'Deliveries, newest first',
+      ['Event', 'Status', 'Attempts', 'Response', 'Last attempt', 'Next attempt', 'Duration'],
+      answer.data.map(row),
     )
     log.replaceChildren(
       answer.total === 0
