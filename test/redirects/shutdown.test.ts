@@ -172,13 +172,14 @@ describe.each(dialects())('the real server process on %s', (dialect) => {
     await scanMany(baseUrl, code.shortCode as string, 200)
 
     child.kill('SIGTERM')
-    expect(await exited).toBe(0)
+    // The server's own words go with each failure: a flake here must say what happened.
+    expect(await exited, output()).toBe(0)
     expect(output()).not.toMatch(/\b8\.8\.\d+\.\d+\b/)
 
     const reopened = await startServer({ dialect, env: { DATABASE_URL: database.url, ...UNLIMITED } })
     cleanups.push(reopened.close)
     const client = api(reopened, apiKey)
-    expect(await totalScans(client, code.id)).toBe(200)
+    expect(await totalScans(client, code.id), output()).toBe(200)
     expect((await analytics(reopened, client, code.id, 'all')).totalEvents).toBe(200)
   })
 

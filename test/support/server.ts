@@ -52,15 +52,24 @@ export function dialects(): Dialect[] {
   return only ? all.filter((d) => only.includes(d)) : all
 }
 
+/**
+ * A port free now, for a server process the test starts. Taken below the kernel's ephemeral
+ * range (net.ipv4.ip_local_port_range, 32768–60999 by default): a port handed out by
+ * `listen(0)` and closed again is soon reused as the local port of some client connection
+ * (the suite opens thousands), and the server then fails to start with EADDRINUSE.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    if (await canListen(port)) return port
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      s.close(() => resolve(port))
-    })
+    s.once('error', () => resolve(false))
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)))
   })
 }
 
