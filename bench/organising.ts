@@ -7,6 +7,8 @@
  * through 100,000 HTTP requests. Client on core 0, server on core 1.
  *
  *   npm run build && npm run bench:organising -w @qrctl/bench
+ *
+ * BENCH_ONLY=sqlite|postgres measures one dialect.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -188,8 +190,10 @@ async function runDialect(dialect: 'sqlite' | 'postgres') {
 
 async function main() {
   requireBuild()
-  const dialects: ('sqlite' | 'postgres')[] = ['sqlite']
-  if (process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL) dialects.push('postgres')
+  const only = process.env.BENCH_ONLY
+  const dialects: ('sqlite' | 'postgres')[] = only === 'postgres' ? [] : ['sqlite']
+  if (only === 'sqlite') process.stdout.write('PostgreSQL skipped: BENCH_ONLY=sqlite\n')
+  else if (process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL) dialects.push('postgres')
   else process.stdout.write('PostgreSQL skipped: set BENCH_DATABASE_URL=postgres://… to measure it too\n')
   const summary: Record<string, unknown> = {}
   let ok = true

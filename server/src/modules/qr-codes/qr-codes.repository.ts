@@ -181,7 +181,7 @@ export async function listQrCodes(
     if (page.shortCode !== undefined) query = query.where('short_code', '=', page.shortCode)
     if (page.isActive !== undefined) query = query.where('is_active', '=', page.isActive ? 1 : 0)
     if (page.tag?.length) query = query.where(tagCondition(db, dialect, accountId, page.tag, driven))
-    if (page.search !== undefined) query = query.where(searchCondition(dialect, page.search))
+    if (page.search !== undefined) query = query.where(searchCondition(dialect, page.search, driven))
     return query
   }
   const tags = onlyTags(page)
@@ -221,18 +221,41 @@ const DRIVEN_MAX = 1000
 /**
  * A case-insensitive substring of the searchable fields; user input is a bound parameter, and
  * never a wildcard. PostgreSQL: `LIKE` with `%`, `_` and `\` escaped, served by the trigram
- * index. SQLite: `instr` (no wildcards at all), with an index narrowing the rows first: the FTS5
- * trigram index for 3 characters or more, the index of 1- and 2-character grams for fewer
- * (docs/performance.md).
+ * index. SQLite: `instr` (no wildcards at all), which alone decides; a driven query (see
+ * listQrCodes) starts from the rows an index offers: the FTS5 trigram index for 3 characters or
+ * more, the index of 1- and 2-character grams for fewer (docs/performance.md). A query walking a
+ * sort index tests `instr` on the rows it meets: the candidates' list would cost more to build
+ * (18,332 rowids for `table 1`, 19 ms) than the walk (0.8 ms).
  */
-function searchCondition(dialect: Dialect, term: string) {
+function searchCondition(dialect: Dialect, term: string, driven: boolean) {
   if (dialect === 'postgres') return sql<boolean>`search_text like ${containsPattern(term)} escape '\\'`
   const folded = foldCase(term)
+  const found = sql<boolean>`instr(search_text, ${folded}) > 0`
+  if (!driven) return found
   const candidates =
     [...folded].length >= 3
-      ? sql`select rowid from qr_codes_fts where qr_codes_fts match ${`"${folded.replaceAll('"', '""')}"`}`
+      ? sql`select rowid from qr_codes_fts where qr_codes_fts match ${trigramQuery(folded)}`
       : sql`select rowid from qr_codes_grams where qr_codes_grams match ${`"${gramToken(folded)}"`}`
-  return sql<boolean>`qr_codes.rowid in (${candidates}) and instr(search_text, ${folded}) > 0`
+  return sql<boolean>`qr_codes.rowid in (${candidates}) and ${found}`
+}
+
+/**
+ * An FTS5 query for rows holding every one of a few trigrams of `term` (3 characters or more):
+ * those starting every third character, and the last. A superset of the rows containing `term`
+ * (`instr` decides), read without positions: the phrase of all its trigrams read every trigram's
+ * positions (`table 1`: 27 ms for the phrase, 12 ms for `tab`, `le `, `e 1`; `restaurant 217`:
+ * 12 ms, 4.7 ms).
+ */
+function trigramQuery(term: string): string {
+  const chars = [...term]
+  const starts = new Set<number>()
+  for (let i = 0; i + 3 <= chars.length; i += 3) starts.add(i)
+  starts.add(chars.length - 3)
+  const quoted = (i: number) => {
+    const trigram = chars.slice(i, i + 3).join('')
+    return `"${trigram.replaceAll('"', '""')}"`
+  }
+  return [...starts].map(quoted).join(' AND ')
 }
 
 /** A 1- or 2-character gram as `qr_codes_grams` holds it: the hex of its UTF-8 bytes. */
