@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../lib/html.js'
+import { escapeHtml, htmlDocument } from '../../lib/html.js'
 
 const STYLE = `
   :root { color-scheme: light dark; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
@@ -20,24 +20,14 @@ const STYLE = `
   }`
 
 function page(title: string, mark: string, message: string, extra = ''): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-<p class="mark" aria-hidden="true">${mark}</p>
+  return htmlDocument({
+    title,
+    style: STYLE,
+    body: `<p class="mark" aria-hidden="true">${mark}</p>
 <h1>${escapeHtml(title)}</h1>
 <p>${message}</p>
-${extra}</main>
-</body>
-</html>
-`
+${extra}`,
+  })
 }
 
 export const PAGE_HEADERS = {

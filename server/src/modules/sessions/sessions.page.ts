@@ -1,4 +1,4 @@
-import { escapeHtml as e } from '../../lib/html.js'
+import { escapeHtml as e, htmlDocument } from '../../lib/html.js'
 
 /**
  * The server-rendered pages of /app: the sign-in form and the plain answers (bad request,
@@ -26,23 +26,13 @@ code { font-size: .9em; }
 `
 
 function document(title: string, nonce: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="robots" content="noindex">
-  <title>${e(title)}</title>
-  <link rel="icon" href="data:,">
-  <style nonce="${e(nonce)}">${CSS}</style>
-</head>
-<body>
-  <main>
-${body}
-  </main>
-</body>
-</html>
-`
+  return htmlDocument({
+    title,
+    style: CSS,
+    nonce,
+    head: '<link rel="icon" href="data:,">\n',
+    body: `${body}\n`,
+  })
 }
 
 /** The sign-in form, with an error (`role=alert`) when the last attempt failed. */
