@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { api, createCode, expectError, sleep, textCode } from '../api/helpers.js'
-import { runServerCommand, startServerProcess } from '../support/process.js'
-import { createPostgresDatabase, type Dialect, dialects } from '../support/server.js'
+import { databasePerTest, runServerCommand, startServerProcess } from '../support/process.js'
+import { type Dialect, dialects } from '../support/server.js'
 
 const KEY = /qrk_[0-9A-Za-z]{40}/g
 const CLIENT_IP = '198.51.100.23'
@@ -14,23 +13,9 @@ const USAGE = /Usage: qrctl-server <command>/
 describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) => {
   let dir: string
   let env: Record<string, string>
-  let drop: (() => Promise<void>) | undefined
-
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'qrctl-process-'))
-    if (dialect === 'postgres') {
-      const db = await createPostgresDatabase()
-      drop = db.drop
-      env = { DATABASE_URL: db.url }
-    } else {
-      env = { DATABASE_URL: `file:${join(dir, 'qrctl.db')}` }
-    }
-    env.LOG_LEVEL = 'info'
-  })
-  afterEach(async () => {
-    await drop?.()
-    drop = undefined
-    rmSync(dir, { recursive: true, force: true })
+  databasePerTest(dialect, 'qrctl-process-', (d, e) => {
+    dir = d
+    env = e
   })
 
   describe('start', () => {

@@ -1,7 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort } from './server.js'
+import { afterEach, beforeEach } from 'vitest'
+import { createPostgresDatabase, type Dialect, freePort } from './server.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const MAIN = join(ROOT, 'server', 'src', 'main.ts')
@@ -116,4 +119,33 @@ export async function startServerProcess(
       return done
     },
   }
+}
+
+/**
+ * A fresh database for each test of a describe block that starts server processes: a SQLite
+ * file in a new temp folder, or a new PostgreSQL database, dropped after the test. `use` gets
+ * the folder and the environment (`DATABASE_URL`, `LOG_LEVEL=info`) before each test.
+ */
+export function databasePerTest(
+  dialect: Dialect,
+  prefix: string,
+  use: (dir: string, env: Record<string, string>) => void,
+): void {
+  let dir: string
+  let drop: (() => Promise<void>) | undefined
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), prefix))
+    let url = `file:${join(dir, 'qrctl.db')}`
+    if (dialect === 'postgres') {
+      const db = await createPostgresDatabase()
+      drop = db.drop
+      url = db.url
+    }
+    use(dir, { DATABASE_URL: url, LOG_LEVEL: 'info' })
+  })
+  afterEach(async () => {
+    await drop?.()
+    drop = undefined
+    rmSync(dir, { recursive: true, force: true })
+  })
 }

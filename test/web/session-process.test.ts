@@ -1,12 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { api } from '../api/helpers.js'
 import { waitFor } from '../support/faults.js'
-import { runServerCommand, type ServerProcess, startServerProcess } from '../support/process.js'
-import { createPostgresDatabase, type Dialect, dialects } from '../support/server.js'
+import {
+  databasePerTest,
+  runServerCommand,
+  type ServerProcess,
+  startServerProcess,
+} from '../support/process.js'
+import { type Dialect, dialects } from '../support/server.js'
 import { csrfTokenOf, sessionCookieOf } from './session-helpers.js'
 
 const KEY = /qrk_[0-9A-Za-z]{40}/g
@@ -56,25 +58,11 @@ function servedBy(server: ServerProcess, requestIds: string[]): Set<number> {
 describe.each(dialects())(
   'dashboard sign-in links from the qrctl-server process on %s',
   (dialect: Dialect) => {
-    let dir: string
+    let _dir: string
     let env: Record<string, string>
-    let drop: (() => Promise<void>) | undefined
-
-    beforeEach(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'qrctl-session-'))
-      if (dialect === 'postgres') {
-        const db = await createPostgresDatabase()
-        drop = db.drop
-        env = { DATABASE_URL: db.url }
-      } else {
-        env = { DATABASE_URL: `file:${join(dir, 'qrctl.db')}` }
-      }
-      env.LOG_LEVEL = 'info'
-    })
-    afterEach(async () => {
-      await drop?.()
-      drop = undefined
-      rmSync(dir, { recursive: true, force: true })
+    databasePerTest(dialect, 'qrctl-session-', (d, e) => {
+      _dir = d
+      env = e
     })
 
     it('prints a one-time sign-in link beside the first key on stderr, never in the log stream', async () => {
