@@ -66,12 +66,12 @@ export async function authenticate(
   if (!found) return undefined
   const now = ctx.clock.now()
   if (found.expiresAt && found.expiresAt <= now.toISOString()) return undefined
-  if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) >= TOUCH_INTERVAL_MS) {
-    // Not awaited by the request: a lost lastUsedAt update is harmless, a slow one is not.
-    repo.touchKey(ctx.db, found.keyId, now.toISOString()).catch((error: unknown) => {
-      ctx.logger.warn({ err: error, keyId: found.keyId }, 'could not update lastUsedAt')
-    })
-  }
+  noteKeyUse(ctx, found.keyId, found.lastUsedAt, now)
+  return authOf(found)
+}
+
+/** What a request may do as the key's caller, picked from a key found with its account. */
+export function authOf(found: Auth): Auth {
   return {
     accountId: found.accountId,
     keyId: found.keyId,
@@ -80,6 +80,23 @@ export async function authenticate(
     subscriptionStatus: found.subscriptionStatus,
     rateLimitPerMinute: found.rateLimitPerMinute,
   }
+}
+
+/**
+ * Records a use of the key (a bearer request, a dashboard session's refresh): `lastUsedAt` is
+ * written when it is older than TOUCH_INTERVAL_MS, and not awaited by the request: a lost
+ * update is harmless, a slow one is not.
+ */
+export function noteKeyUse(
+  ctx: Pick<Ctx, 'db' | 'logger'>,
+  keyId: string,
+  lastUsedAt: string | null,
+  now: Date,
+): void {
+  if (lastUsedAt && now.getTime() - Date.parse(lastUsedAt) < TOUCH_INTERVAL_MS) return
+  repo.touchKey(ctx.db, keyId, now.toISOString()).catch((error: unknown) => {
+    ctx.logger.warn({ err: error, keyId }, 'could not update lastUsedAt')
+  })
 }
 
 export function listKeys(ctx: Ctx, accountId: string): Promise<ApiKey[]> {

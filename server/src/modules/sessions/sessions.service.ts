@@ -3,8 +3,7 @@ import type { Ctx } from '../../context.js'
 import { notFound } from '../../errors.js'
 import { sha256Hex } from '../../lib/ids.js'
 import * as accountsRepo from '../accounts/accounts.repository.js'
-import { touchKey } from '../api-keys/api-keys.repository.js'
-import { type Auth, authenticate, createKey } from '../api-keys/api-keys.service.js'
+import { type Auth, authenticate, authOf, createKey, noteKeyUse } from '../api-keys/api-keys.service.js'
 import { TOKEN_PATTERN } from './session-cookie.js'
 import * as repo from './sessions.repository.js'
 
@@ -90,23 +89,9 @@ export async function findLiveSession(ctx: Ctx, sessionId: string): Promise<Live
     await repo.touchSession(ctx.db, idHash, at).catch((error: unknown) => {
       ctx.logger.warn({ err: error, keyId: found.keyId }, 'could not refresh a session')
     })
-    if (!found.keyLastUsedAt || now.getTime() - Date.parse(found.keyLastUsedAt) >= 60_000)
-      // Not awaited, like a bearer key's: a lost lastUsedAt update is harmless.
-      touchKey(ctx.db, found.keyId, at).catch((error: unknown) => {
-        ctx.logger.warn({ err: error, keyId: found.keyId }, 'could not update lastUsedAt')
-      })
+    noteKeyUse(ctx, found.keyId, found.keyLastUsedAt, now)
   }
-  return {
-    csrfToken: found.csrfToken,
-    auth: {
-      accountId: found.accountId,
-      keyId: found.keyId,
-      scope: found.scope,
-      plan: found.plan,
-      subscriptionStatus: found.subscriptionStatus,
-      rateLimitPerMinute: found.rateLimitPerMinute,
-    },
-  }
+  return { csrfToken: found.csrfToken, auth: authOf(found) }
 }
 
 /** Constant-time comparison of a presented CSRF token with the session's. */
