@@ -1,3 +1,4 @@
+import type { Alerts } from './api.js'
 import { type Child, formatNumber, h, uid } from './dom.js'
 
 /** A table in a region that scrolls sideways on its own, so the page never does (390 px). */
@@ -179,4 +180,30 @@ export function bars(title: string, items: readonly { name: string; count: numbe
           }),
         ),
   )
+}
+
+/**
+ * The one way a page's form is submitted: the browser's own submit prevented, the page's alerts
+ * cleared, `button` disabled while `action` runs (no double create), and a failed call shown in
+ * the alerts and beside the fields it names.
+ */
+export function onSubmit(
+  form: HTMLFormElement,
+  button: HTMLButtonElement,
+  alerts: Alerts,
+  action: () => Promise<void>,
+): void {
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    alerts.clear()
+    button.disabled = true
+    try {
+      await action()
+    } catch (error) {
+      alerts.status('')
+      alerts.error(error, form)
+    } finally {
+      button.disabled = false
+    }
+  })
 }

@@ -1,7 +1,7 @@
 import type { ApiKey } from '@qrctl/sdk'
 import { field, formatDateTime, h, select } from '../dom.js'
 import type { PageCtx } from '../router.js'
-import { actionTable, confirmDialog, secretBox, tableWrap } from '../widgets.js'
+import { actionTable, confirmDialog, onSubmit, secretBox, tableWrap } from '../widgets.js'
 
 const SCOPES = [
   ['read_write', 'Read and write'],
@@ -66,26 +66,17 @@ export async function renderApiKeys(ctx: PageCtx): Promise<void> {
   })
   cancel.addEventListener('click', () => showForm(false))
 
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    alerts.clear()
-    create.disabled = true
-    try {
-      const key = await qrctl.apiKeys.create({
-        name: name.value.trim(),
-        scope: scope.value as ApiKey['scope'],
-        ...(environment.value.trim() && { environment: environment.value.trim() }),
-      })
-      form.reset()
-      form.hidden = true
-      open.setAttribute('aria-expanded', 'false')
-      showSecret(key.name, key.secret)
-      await load()
-    } catch (error) {
-      alerts.error(error, form)
-    } finally {
-      create.disabled = false
-    }
+  onSubmit(form, create, alerts, async () => {
+    const key = await qrctl.apiKeys.create({
+      name: name.value.trim(),
+      scope: scope.value as ApiKey['scope'],
+      ...(environment.value.trim() && { environment: environment.value.trim() }),
+    })
+    form.reset()
+    form.hidden = true
+    open.setAttribute('aria-expanded', 'false')
+    showSecret(key.name, key.secret)
+    await load()
   })
 
   function showSecret(keyName: string, value: string): void {

@@ -4,7 +4,7 @@ import { Designer, LivePreview, type PreviewInput } from '../designer.js'
 import { check, field, fileNameOf, formatDateTime, formatNumber, h } from '../dom.js'
 import type { PageCtx } from '../router.js'
 import { fromLocalInput, RulesEditor, toLocalInput } from '../rules-editor.js'
-import { confirmDialog } from '../widgets.js'
+import { confirmDialog, onSubmit } from '../widgets.js'
 import { parseTags } from './new-code.js'
 
 const UTM_FIELDS: readonly (readonly [keyof Utm, string])[] = [
@@ -258,30 +258,20 @@ function editForm(ctx: PageCtx, initial: QrCode, saved: (code: QrCode) => Promis
   )
   void preview.refresh()
 
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    alerts.clear()
+  onSubmit(form, save, alerts, async () => {
     const changes = collectChanges()
     if (Object.keys(changes).length === 0) {
       alerts.status('Nothing to save: no field was changed.')
       return
     }
-    save.disabled = true
     alerts.status('Saving…')
-    try {
-      code = await qrctl.qrCodes.update(code.id, changes)
-      password.value = ''
-      removePassword.input.checked = false
-      rulesTouched = false
-      designer.isDirty = false
-      await saved(code)
-      alerts.status('Saved.')
-    } catch (error) {
-      alerts.status('')
-      alerts.error(error, form)
-    } finally {
-      save.disabled = false
-    }
+    code = await qrctl.qrCodes.update(code.id, changes)
+    password.value = ''
+    removePassword.input.checked = false
+    rulesTouched = false
+    designer.isDirty = false
+    await saved(code)
+    alerts.status('Saved.')
   })
 
   /** Only what differs from the code as loaded, so a save never rewrites what it did not show. */

@@ -2,6 +2,7 @@ import type { CreateQrCodeParams, QrCode } from '@qrctl/sdk'
 import { Designer, LivePreview, type PreviewInput } from '../designer.js'
 import { check, field, h, select } from '../dom.js'
 import type { PageCtx } from '../router.js'
+import { onSubmit } from '../widgets.js'
 
 export const CONTENT_TYPES: readonly (readonly [QrCode['contentType'], string, string])[] = [
   ['url', 'URL', 'An http(s) address, e.g. https://example.com/menu'],
@@ -101,9 +102,7 @@ export async function renderNewCode(ctx: PageCtx): Promise<void> {
   update()
   void preview.refresh()
 
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    alerts.clear()
+  onSubmit(form, create, alerts, async () => {
     const target = targetUrl.value.trim()
     const style = designer.style()
     const body: CreateQrCodeParams = {
@@ -115,15 +114,8 @@ export async function renderNewCode(ctx: PageCtx): Promise<void> {
       ...(Object.keys(style).length > 0 && { style }),
       ...(tags.value.trim() && { tags: parseTags(tags.value) }),
     }
-    create.disabled = true
     alerts.status('Creating the code…')
-    try {
-      const code = await qrctl.qrCodes.create(body)
-      ctx.navigate(`/app/codes/${code.id}`)
-    } catch (error) {
-      alerts.status('')
-      alerts.error(error, form)
-      create.disabled = false
-    }
+    const code = await qrctl.qrCodes.create(body)
+    ctx.navigate(`/app/codes/${code.id}`)
   })
 }

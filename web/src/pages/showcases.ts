@@ -2,7 +2,7 @@ import { TEMPLATES } from '@qrctl/contract'
 import type { Showcase } from '@qrctl/sdk'
 import { field, formatDateTime, formatNumber, h, select } from '../dom.js'
 import type { PageCtx } from '../router.js'
-import { actionTable, confirmDialog, pager, tableWrap } from '../widgets.js'
+import { actionTable, confirmDialog, onSubmit, pager, tableWrap } from '../widgets.js'
 
 const PAGE_SIZE = 25
 
@@ -44,26 +44,17 @@ export async function renderShowcases(ctx: PageCtx): Promise<void> {
   list.append(results)
   main.append(list, form)
 
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    alerts.clear()
-    create.disabled = true
-    try {
-      const showcase = await qrctl.showcases.create({
-        qrCodeId: codeSelect.value,
-        title: title.value.trim(),
-        template: template.value as Showcase['template'],
-        ...(description.value.trim() && { description: description.value.trim() }),
-      })
-      alerts.status(`Showcase “${showcase.title}” created at ${showcase.url}.`)
-      form.reset()
-      page = 1
-      await load()
-    } catch (error) {
-      alerts.error(error, form)
-    } finally {
-      create.disabled = false
-    }
+  onSubmit(form, create, alerts, async () => {
+    const showcase = await qrctl.showcases.create({
+      qrCodeId: codeSelect.value,
+      title: title.value.trim(),
+      template: template.value as Showcase['template'],
+      ...(description.value.trim() && { description: description.value.trim() }),
+    })
+    alerts.status(`Showcase “${showcase.title}” created at ${showcase.url}.`)
+    form.reset()
+    page = 1
+    await load()
   })
 
   async function load(): Promise<void> {

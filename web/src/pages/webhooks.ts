@@ -2,7 +2,7 @@ import { WEBHOOK_EVENT_TYPES } from '@qrctl/contract'
 import type { Webhook, WebhookDelivery } from '@qrctl/sdk'
 import { check, field, formatDateTime, h } from '../dom.js'
 import type { PageCtx } from '../router.js'
-import { actionTable, confirmDialog, pager, secretBox, tableWrap } from '../widgets.js'
+import { actionTable, confirmDialog, onSubmit, pager, secretBox, tableWrap } from '../widgets.js'
 
 const PAGE_SIZE = 25
 
@@ -61,34 +61,25 @@ export async function renderWebhooks(ctx: PageCtx): Promise<void> {
     form,
   )
 
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault()
-    alerts.clear()
+  onSubmit(form, create, alerts, async () => {
     secret.replaceChildren()
     const chosen = all.input.checked ? ['*'] : types.filter((t) => t.input.checked).map((t) => t.input.value)
-    create.disabled = true
-    try {
-      const webhook = await qrctl.webhooks.create({
-        url: url.value.trim(),
-        events: chosen as Webhook['events'],
-        ...(description.value.trim() && { description: description.value.trim() }),
-      })
-      secret.replaceChildren(
-        secretBox(
-          'Signing secret',
-          webhook.secret,
-          'Copy it now: it is shown this once. Your endpoint checks each delivery’s signature with it.',
-        ),
-        h('p', null, h('a', { href: `/app/webhooks/${webhook.id}` }, `Open ${webhook.url}`)),
-      )
-      url.value = ''
-      description.value = ''
-      await load()
-    } catch (error) {
-      alerts.error(error, form)
-    } finally {
-      create.disabled = false
-    }
+    const webhook = await qrctl.webhooks.create({
+      url: url.value.trim(),
+      events: chosen as Webhook['events'],
+      ...(description.value.trim() && { description: description.value.trim() }),
+    })
+    secret.replaceChildren(
+      secretBox(
+        'Signing secret',
+        webhook.secret,
+        'Copy it now: it is shown this once. Your endpoint checks each delivery’s signature with it.',
+      ),
+      h('p', null, h('a', { href: `/app/webhooks/${webhook.id}` }, `Open ${webhook.url}`)),
+    )
+    url.value = ''
+    description.value = ''
+    await load()
   })
 
   async function load(): Promise<void> {
