@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, extname, join } from 'node:path'
@@ -7,9 +7,10 @@ import { type ErrorRequestHandler, type Request, type Response, Router } from 'e
 import type { Ctx } from '../context.js'
 import { fromDatabaseError } from '../db/errors.js'
 import { toErrorResponse, validation } from '../errors.js'
+import { type PagePolicy, sendPage } from '../lib/html.js'
 import { clearedSessionCookie, readSessionCookie } from '../modules/sessions/session-cookie.js'
 import { renderMessagePage } from '../modules/sessions/sessions.page.js'
-import { sendPage } from '../modules/sessions/sessions.router.js'
+import { sendAppPage } from '../modules/sessions/sessions.router.js'
 import { findLiveSession } from '../modules/sessions/sessions.service.js'
 
 const require = createRequire(import.meta.url)
@@ -41,6 +42,9 @@ function appCsp(nonce: string): string {
     "frame-ancestors 'none'",
   ].join('; ')
 }
+
+/** The dashboard's page: revalidated every time (a build changes it). */
+const DASHBOARD_PAGE: PagePolicy = { csp: appCsp, referrerPolicy: 'same-origin', cacheControl: 'no-cache' }
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -134,7 +138,7 @@ export class WebDist {
 }
 
 const notFoundPage = (res: Response) =>
-  sendPage(res, 404, (nonce) =>
+  sendAppPage(res, 404, (nonce) =>
     renderMessagePage(nonce, {
       title: 'Not found',
       message: 'There is no such page or file in the qrctl dashboard.',
@@ -180,7 +184,7 @@ export function createWebAppRouter(ctx: Ctx, dist: WebDist = new WebDist()): Rou
   router.get(['/app', '/app/{*rest}'], async (req, res) => {
     const template = dist.indexHtml()
     if (template === undefined)
-      return sendPage(res, 503, (nonce) =>
+      return sendAppPage(res, 503, (nonce) =>
         renderMessagePage(nonce, {
           title: 'Dashboard not built',
           message:
@@ -196,15 +200,11 @@ export function createWebAppRouter(ctx: Ctx, dist: WebDist = new WebDist()): Rou
       res.setHeader('Cache-Control', 'no-store')
       return res.redirect(303, '/app/login')
     }
-    const nonce = randomBytes(16).toString('base64')
-    res.setHeader('Content-Type', 'text/html; charset=utf-8')
-    res.setHeader('Content-Security-Policy', appCsp(nonce))
-    res.setHeader('X-Frame-Options', 'DENY')
-    res.setHeader('Referrer-Policy', 'same-origin')
-    res.setHeader('Cache-Control', 'no-cache')
     // The page carries the session's CSRF token: a cache must never hand it to another cookie.
     res.setHeader('Vary', 'Cookie')
-    res.send(template.replaceAll('__CSP_NONCE__', nonce).replaceAll('__CSRF_TOKEN__', session.csrfToken))
+    sendPage(res, 200, DASHBOARD_PAGE, (nonce) =>
+      template.replaceAll('__CSP_NONCE__', nonce).replaceAll('__CSRF_TOKEN__', session.csrfToken),
+    )
   })
 
   router.all(['/app', '/app/{*rest}'], (_req, res) => notFoundPage(res))
@@ -232,7 +232,7 @@ export function appPageErrors(ctx: Ctx): ErrorRequestHandler {
     if (res.headersSent) return void req.socket.destroy()
     const retryAfter = body.details.retryAfter
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter))
-    sendPage(res, status, (nonce) =>
+    sendAppPage(res, status, (nonce) =>
       renderMessagePage(nonce, {
         title: status === 503 ? 'Try again shortly' : status >= 500 ? 'Something went wrong' : 'Bad request',
         message: `${body.details.message} (request ${req.id}).`,

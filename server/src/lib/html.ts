@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto'
+import type { ServerResponse } from 'node:http'
+
 const ENTITIES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -44,4 +47,35 @@ ${page.body}</main>
 </body>
 </html>
 `
+}
+
+/** How an HTML answer of the server's own is guarded, besides what every one of them gets. */
+export interface PagePolicy {
+  /** The Content-Security-Policy, given the answer's nonce. */
+  csp(nonce: string): string
+  referrerPolicy: string
+  cacheControl: string
+}
+
+/**
+ * Sends a page drawn with a fresh CSP nonce (`render` puts it on its `<style>` and scripts):
+ * HTML, `policy`'s CSP, referrer and caching rules, and no framing. Used by the showcase
+ * pages and /app's own pages, whose policies differ only where the page does.
+ */
+export function sendPage(
+  res: ServerResponse,
+  status: number,
+  policy: PagePolicy,
+  render: (nonce: string) => string,
+): void {
+  const nonce = randomBytes(16).toString('base64')
+  const body = render(nonce)
+  res.statusCode = status
+  res.setHeader('Content-Type', 'text/html; charset=utf-8')
+  res.setHeader('Content-Length', Buffer.byteLength(body))
+  res.setHeader('Content-Security-Policy', policy.csp(nonce))
+  res.setHeader('X-Frame-Options', 'DENY')
+  res.setHeader('Referrer-Policy', policy.referrerPolicy)
+  res.setHeader('Cache-Control', policy.cacheControl)
+  res.end(body)
 }

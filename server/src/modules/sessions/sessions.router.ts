@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import express, { type NextFunction, type Request, type Response, Router } from 'express'
 import type { Ctx } from '../../context.js'
+import { type PagePolicy, sendPage } from '../../lib/html.js'
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from './session-cookie.js'
 import { renderLoginPage, renderMessagePage } from './sessions.page.js'
 import * as sessions from './sessions.service.js'
@@ -33,23 +33,20 @@ const PAGE_CSP = (nonce: string) =>
     "frame-ancestors 'none'",
   ].join('; ')
 
-/** An HTML answer of /app's own: strict CSP (no script at all), no framing, revalidated every time. */
-export function sendPage(res: Response, status: number, render: (nonce: string) => string): void {
-  const nonce = randomBytes(16).toString('base64')
-  res.status(status)
-  res.setHeader('Content-Type', 'text/html; charset=utf-8')
-  res.setHeader('Content-Security-Policy', PAGE_CSP(nonce))
-  res.setHeader('X-Frame-Options', 'DENY')
-  // A login link's token never travels to another site in a Referer. Not `no-referrer`: under
-  // it browsers send `Origin: null` with the form's own POST, which the login-CSRF check must
-  // then take on Sec-Fetch-Site alone (browsers without it would be refused).
-  res.setHeader('Referrer-Policy', 'same-origin')
-  res.setHeader('Cache-Control', 'no-cache')
-  res.send(render(nonce))
+/**
+ * An HTML answer of /app's own: strict CSP (no script at all), no framing, revalidated every
+ * time. A login link's token never travels to another site in a Referer. Not `no-referrer`:
+ * under it browsers send `Origin: null` with the form's own POST, which the login-CSRF check
+ * must then take on Sec-Fetch-Site alone (browsers without it would be refused).
+ */
+const APP_PAGE: PagePolicy = { csp: PAGE_CSP, referrerPolicy: 'same-origin', cacheControl: 'no-cache' }
+
+export function sendAppPage(res: Response, status: number, render: (nonce: string) => string): void {
+  sendPage(res, status, APP_PAGE, render)
 }
 
 const loginPage = (res: Response, status: number, error?: string) =>
-  sendPage(res, status, (nonce) => renderLoginPage(nonce, error))
+  sendAppPage(res, status, (nonce) => renderLoginPage(nonce, error))
 
 function isSecure(ctx: Ctx): boolean {
   return ctx.config.publicBaseUrl.startsWith('https:')
@@ -164,7 +161,7 @@ export function createSessionsRouter(ctx: Ctx, deps: SessionsRouterDeps): Router
 
   router.post('/app/login', formBodyOrPage, async (req, res) => {
     if (isCrossSite(ctx, req))
-      return sendPage(res, 403, (nonce) =>
+      return sendAppPage(res, 403, (nonce) =>
         renderMessagePage(nonce, {
           title: 'Sign-in refused',
           message: 'A sign-in must come from the qrctl sign-in page itself, not from another site.',
@@ -191,7 +188,7 @@ export function createSessionsRouter(ctx: Ctx, deps: SessionsRouterDeps): Router
     if (session && cookie) {
       const presented = req.get('x-csrf-token') ?? field(req, 'csrfToken')
       if (!sessions.isCsrfTokenOf(session, presented))
-        return sendPage(res, 403, (nonce) =>
+        return sendAppPage(res, 403, (nonce) =>
           renderMessagePage(nonce, {
             title: 'Sign-out refused',
             message:

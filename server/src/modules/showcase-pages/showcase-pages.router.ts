@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto'
 import { TEMPLATES, type Template } from '@qrctl/contract'
 import { type Request, type Response, Router } from 'express'
 import type { Ctx } from '../../context.js'
+import { type PagePolicy, sendPage } from '../../lib/html.js'
 import type { ImageAnswer } from '../images/images.service.js'
 import { userAgentDetails } from '../scans/scan-details.js'
 import { showcaseUrl } from '../showcases/showcases.service.js'
@@ -25,17 +25,15 @@ function contentSecurityPolicy(nonce: string): string {
   ].join('; ')
 }
 
+/** Each answer has its own nonce and counts a view: never reuse one from a cache. */
+const SHOWCASE_PAGE: PagePolicy = {
+  csp: contentSecurityPolicy,
+  referrerPolicy: 'strict-origin-when-cross-origin',
+  cacheControl: 'no-store',
+}
+
 function sendHtml(res: Response, status: number, render: (nonce: string) => string): void {
-  const nonce = randomBytes(16).toString('base64')
-  res.status(status)
-  res.setHeader('Content-Type', 'text/html; charset=utf-8')
-  res.setHeader('Content-Security-Policy', contentSecurityPolicy(nonce))
-  res.setHeader('X-Content-Type-Options', 'nosniff')
-  res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin')
-  res.setHeader('X-Frame-Options', 'DENY')
-  // Each answer has its own nonce and counts a view: never reuse one from a cache.
-  res.setHeader('Cache-Control', 'no-store')
-  res.send(render(nonce))
+  sendPage(res, status, SHOWCASE_PAGE, render)
 }
 
 const notFoundPage = (res: Response) => sendHtml(res, 404, renderNotFoundPage)
