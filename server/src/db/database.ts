@@ -49,6 +49,8 @@ export function openDatabase(
   onConnectionError: (error: Error) => void = () => {},
   /** PostgreSQL connections at most (under WORKERS=N, each worker's share of DATABASE_POOL_SIZE). */
   poolSize = 10,
+  /** SQLite: how long a statement may wait for the lock, blocking its thread; 0 backs off at once. */
+  busyTimeoutMs = SQLITE_BUSY_TIMEOUT_MS,
 ): DatabaseHandle {
   if (target.dialect === 'postgres') {
     const pool = new pg.Pool({
@@ -69,9 +71,9 @@ export function openDatabase(
   const sqlite = new SqliteDatabase(target.filename)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('foreign_keys = ON')
-  // Milliseconds, not seconds: this wait blocks the event loop. A longer wait for another
-  // process's lock happens asynchronously in LockWaitingSqliteDriver (issue #12).
-  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
+  // Milliseconds, not seconds: this wait blocks the thread. A longer wait for another
+  // process's (or thread's) lock happens asynchronously in LockWaitingSqliteDriver (issue #12).
+  sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`)
   sqlite.pragma('synchronous = NORMAL')
   const db = new Kysely<Database>({
     dialect: new TransactionalDdlSqliteDialect(withStatementCache(sqlite)),

@@ -59,4 +59,23 @@ describe('the scan buffer at shutdown', () => {
     expect(buffer.pending).toBe(0)
     expect(await droppedSoFar()).toBe(dropped + 7)
   })
+
+  it('waits for the timer after a failed write, even when the writer refuses at once', async () => {
+    let attempts = 0
+    const buffer = new ScanBuffer(
+      async () => {
+        attempts++
+        throw new Error('the scan writer is closed')
+      },
+      logger,
+      { maxBatch: 5, intervalMs: 60_000 },
+    )
+    for (let i = 0; i < 20; i++) buffer.push(scan(i))
+    // A timer fires only if the failures left the event loop alone.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(attempts).toBeGreaterThan(0)
+    expect(attempts).toBeLessThanOrEqual(16)
+    expect(buffer.pending).toBe(20)
+    await buffer.close(0)
+  })
 })

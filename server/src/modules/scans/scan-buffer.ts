@@ -66,9 +66,11 @@ export class ScanBuffer {
     if (this.writing) return this.writing.then(() => this.flush())
     if (this.events.length === 0) return Promise.resolve()
     const batch = this.events.splice(0, this.options.maxWrite)
-    this.writing = this.writeBatch(batch).finally(() => {
+    this.writing = this.writeBatch(batch).then((written) => {
       this.writing = undefined
-      if (this.events.length >= this.options.maxBatch) void this.flush()
+      // After a failure the next try waits for the timer (or close's pause): a writer that
+      // refuses at once (closed, its thread gone) made this a loop that never yielded.
+      if (written && this.events.length >= this.options.maxBatch) void this.flush()
     })
     return this.writing
   }
@@ -105,15 +107,18 @@ export class ScanBuffer {
     scanMetrics.dropped.inc(excess)
   }
 
-  private async writeBatch(batch: ScanEvent[]): Promise<void> {
+  /** Writes the batch, or puts it back; answers whether it was written. Never rejects. */
+  private async writeBatch(batch: ScanEvent[]): Promise<boolean> {
     try {
       const written = await this.write(batch)
       scanMetrics.written.inc(written)
+      return true
     } catch (error) {
       scanMetrics.writeFailures.inc()
       this.events = batch.concat(this.events)
       this.dropOldest()
       this.logger.error({ err: error, pending: this.events.length }, 'writing scans failed; will retry')
+      return false
     }
   }
 }
