@@ -35,7 +35,10 @@ export function createProgram(session: Session): Command {
     .exitOverride()
     .configureOutput({
       writeOut: (text) => session.ui.stdout.write(text),
-      writeErr: (text) => session.ui.stderr.write(text),
+      // Under --json a usage error is one JSON object, written by `reportError` (report.ts).
+      writeErr: (text) => {
+        if (!session.jsonAsked) session.ui.stderr.write(text)
+      },
       outputError: (text, write) => write(session.ui.err.red(text)),
     })
     .hook('preAction', (_root, action) => {

@@ -101,8 +101,17 @@ async function describe(error: unknown, session: Session): Promise<Report> {
 /** Prints an error the way people and scripts need it (stderr, API message and request id, a hint) and picks the exit code. */
 export async function reportError(error: unknown, session: Session): Promise<ExitCode> {
   if (error instanceof CommanderError) {
-    // commander printed its own message; help and --version end with 0, every usage error with 2.
-    return error.exitCode === 0 ? EXIT.ok : EXIT.usage
+    // commander printed its own message (not under --json); help and --version end with 0,
+    // every usage error with 2.
+    if (error.exitCode === 0) return EXIT.ok
+    if (session.jsonAsked) {
+      const message =
+        error.code === 'commander.help'
+          ? 'A subcommand is needed; run with --help for the list.'
+          : error.message.replace(/^error: /, '')
+      session.ui.info(JSON.stringify({ error: { message, exitCode: EXIT.usage } }))
+    }
+    return EXIT.usage
   }
   const { ui } = session
   const report = await describe(error, session)

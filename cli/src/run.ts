@@ -10,6 +10,9 @@ import { Session } from './session.js'
 export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
   const session = new Session(env)
   const program = createProgram(session)
+  const ownArgs = argv.slice(2)
+  const end = ownArgs.indexOf('--')
+  session.jsonAsked = (end === -1 ? ownArgs : ownArgs.slice(0, end)).includes('--json')
   try {
     if (argv.length <= 2) {
       program.outputHelp()

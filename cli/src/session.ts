@@ -31,6 +31,11 @@ export class Session {
   options: GlobalOptions = { color: true }
   /** What `run` exits with when the action returns normally (batch sets 1 when rows failed). */
   exitCode: ExitCode = EXIT.ok
+  /**
+   * `--json` on the command line, known before commander parses it: a usage error is found
+   * while parsing, before `configure`, and scripts read it as JSON too (`reportError`).
+   */
+  jsonAsked = false
   #config: ConfigFile | undefined
   #client: Qrctl | undefined
 

@@ -139,6 +139,28 @@ describe('usage errors exit 2, on stderr', () => {
   })
 })
 
+describe('usage errors under --json are one JSON object on stderr', () => {
+  it.each([
+    [['frobnicate', '--json'], "unknown command 'frobnicate'"],
+    [['list', '--limit', '0', '--json'], /Must be 1–100/],
+    [['--json', 'webhooks', 'create'], /required option '-u, --url <url>'/],
+    [['webhooks', '--json'], /subcommand is needed/],
+  ])('qrctl %j', async (args, message) => {
+    const res = await runCli(args, { env: home.env })
+    expect(res.code).toBe(2)
+    expect(res.stdout).toBe('')
+    const { error } = JSON.parse(res.stderr) as { error: { message: string; exitCode: number } }
+    expect(error.exitCode).toBe(2)
+    expect(error.message).toMatch(message)
+  })
+
+  it('leaves a --json after -- to the command', async () => {
+    const res = await runCli(['create', '--name', 'x', '--', '--json'], { env: home.env })
+    expect(res.code).toBe(2)
+    expect(res.stderr).toMatch(/^error: required option/)
+  })
+})
+
 it('exits 4 with the `qrctl login` hint when no key is configured', async () => {
   const res = await runCli(['list'], { env: home.env })
   expect(res.code).toBe(4)
