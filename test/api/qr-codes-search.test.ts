@@ -163,6 +163,17 @@ describe.each(dialects())('GET /qr-codes: tags, search, filters and sorting on %
       await client.delete(`/qr-codes/${last.id}`)
       expect(await found('qx')).toEqual(new Set())
       expect(ids(await client.get(q({ search: 'qx', deleted: 'true' })))).toEqual([last.id])
+      await client.post(`/qr-codes/${last.id}/restore`)
+      expect(await found('qx')).toEqual(new Set([last.id]))
+      await client.post('/qr-codes/bulk-delete', { ids: [last.id, wide.id] })
+      expect(await found('qx')).toEqual(new Set())
+      expect(await found('🙂')).toEqual(new Set())
+      await client.post('/qr-codes/bulk-restore', { ids: [wide.id] })
+      expect(await found('🙂')).toEqual(new Set([wide.id]))
+      const batch = await client.post('/qr-codes/batch', {
+        codes: [textCode({ name: 'jq one', content: 'plain' })],
+      })
+      expect(await found('jq')).toEqual(new Set([batch.body.data.items[0].id]))
     })
 
     it('matches %, _ and \\ literally, and never across two fields', async () => {
@@ -193,6 +204,75 @@ describe.each(dialects())('GET /qr-codes: tags, search, filters and sorting on %
       expect(ids(await client.get(q({ search: 'second wo' })))).toEqual([code.id])
       await client.delete(`/qr-codes/${code.id}`)
       expect((await client.get(q({ search: 'fresh post' }))).body.total).toBe(0)
+    })
+
+    it('counts a tag with a search in step with create, batch, PATCH, bulk changes, delete and restore', async () => {
+      const client = await freshClient()
+      // Totals of a tag with a search come from the tag rows' copy of the text (countTagged).
+      const found = async (params: Record<string, string | string[]>) => {
+        const res = await client.get(q(params))
+        expect(res.status, res.text).toBe(200)
+        expect(res.body.total).toBe(res.body.data.length)
+        return new Set(ids(res))
+      }
+      const a = await createCode(client, textCode({ name: 'Old banner', tags: ['promo'] }))
+      const batch = await client.post('/qr-codes/batch', {
+        codes: [
+          textCode({ name: 'Old banner two', tags: ['promo'] }),
+          textCode({ name: 'Other', tags: ['promo'] }),
+        ],
+      })
+      expect(batch.status, batch.text).toBe(201)
+      const [b, other] = batch.body.data.items as { id: string }[]
+      expect(await found({ tag: 'promo', search: 'OLD BANNER' })).toEqual(new Set([a.id, b?.id]))
+      // A rename is found by its new name and no longer by its old one.
+      await client.patch(`/qr-codes/${a.id}`, { name: 'Fresh poster' })
+      expect(await found({ tag: 'promo', search: 'old banner' })).toEqual(new Set([b?.id]))
+      expect(await found({ tag: 'promo', search: 'fresh poster' })).toEqual(new Set([a.id]))
+      // New tags carry the current text; a text change without a tag change reaches the tag rows.
+      await client.patch(`/qr-codes/${a.id}`, { tags: ['other'] })
+      expect(await found({ tag: 'promo', search: 'fresh' })).toEqual(new Set())
+      expect(await found({ tag: 'other', search: 'fresh' })).toEqual(new Set([a.id]))
+      await client.patch(`/qr-codes/${a.id}`, { externalId: 'SKU-77', content: 'new words' })
+      expect(await found({ tag: 'other', search: 'sku-77' })).toEqual(new Set([a.id]))
+      expect(await found({ tag: 'other', search: 'new wo' })).toEqual(new Set([a.id]))
+      expect(await found({ tag: 'other', search: 'hello' })).toEqual(new Set())
+      await client.post('/qr-codes/bulk-update', { ids: [a.id], addTags: ['promo'] })
+      expect(await found({ tag: ['promo', 'other'], search: 'fresh' })).toEqual(new Set([a.id]))
+      expect(await found({ tag: 'promo', search: 'o' })).toEqual(new Set([a.id, b?.id, other?.id]))
+      // Deleted codes leave the live counts and join the deleted ones; restored codes return.
+      await client.delete(`/qr-codes/${a.id}`)
+      expect(await found({ tag: 'promo', search: 'fresh' })).toEqual(new Set())
+      expect(await found({ tag: 'promo', search: 'fresh', deleted: 'true' })).toEqual(new Set([a.id]))
+      await client.post(`/qr-codes/${a.id}/restore`)
+      expect(await found({ tag: 'promo', search: 'fresh' })).toEqual(new Set([a.id]))
+      await client.post('/qr-codes/bulk-delete', { ids: [a.id, b?.id] })
+      expect(await found({ tag: 'promo', search: 'o' })).toEqual(new Set([other?.id]))
+      await client.post('/qr-codes/bulk-restore', { ids: [b?.id] })
+      expect(await found({ tag: 'promo', search: 'old banner' })).toEqual(new Set([b?.id]))
+    })
+
+    it('counts a tag with a search over a text too long for the tag rows’ copy, literally', async () => {
+      const client = await freshClient()
+      // Over 2,000 bytes of text: its tag rows carry no copy, and the code's own text is tested.
+      const long = await createCode(
+        client,
+        textCode({ name: 'Long one', content: `${'é'.repeat(1000)}needle 50%`, tags: ['deep', 'x'] }),
+      )
+      const short = await createCode(client, textCode({ name: 'needle 50 percent', tags: ['deep'] }))
+      const total = async (params: Record<string, string | string[]>) =>
+        (await client.get(q(params))).body.total
+      expect(await total({ tag: 'deep', search: 'NEEDLE' })).toBe(2)
+      expect(await total({ tag: 'deep', search: '0%' })).toBe(1)
+      expect(await total({ tag: ['deep', 'x'], search: 'needle' })).toBe(1)
+      expect(await total({ tag: 'deep', search: 'éé' })).toBe(1)
+      expect(await total({ tag: 'deep', search: '_' })).toBe(0)
+      await client.patch(`/qr-codes/${long.id}`, { content: 'short now' })
+      expect(await total({ tag: 'deep', search: 'needle' })).toBe(1)
+      expect(await total({ tag: 'deep', search: 'short now' })).toBe(1)
+      await client.patch(`/qr-codes/${short.id}`, { content: `${'a'.repeat(2100)} far` })
+      expect(await total({ tag: 'deep', search: 'a far' })).toBe(1)
+      expect(await total({ tag: 'deep', search: 'needle 50' })).toBe(1)
     })
 
     it('filters by isActive', async () => {

@@ -10,6 +10,8 @@ import { createPostgresDatabase, dialects, startServer } from '../support/server
 const V1 = '2026_11_24_1210_unique_external_id'
 /** The last migration before tag rows carried their code's deleted_at. */
 const BEFORE_TAG_LIVENESS = '2026_11_25_1420_index_scans_by_time'
+/** The last migration before tag rows carried their code's search text. */
+const BEFORE_TAG_TEXT = '2026_11_27_1010_create_login_links'
 const NOW = '2026-11-24T12:00:00.000Z'
 
 describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
@@ -148,5 +150,76 @@ describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
     expect((await client.post('/qr-codes/00000000-0000-4000-8000-000000000003/restore')).status).toBe(200)
     const after = await client.get('/qr-codes?tag=menu&tag=spring')
     expect([idsOf(after), after.body.total]).toEqual([['3', '1'], 2])
+  })
+
+  it('upgrade a database of tagged codes: a tag with a search finds what it found before', async () => {
+    const { handle, databaseUrl } = await databaseAt(BEFORE_TAG_TEXT)
+    const code = (
+      n: number,
+      name: string,
+      content: string,
+      tags: string[],
+      deletedAt: string | null = null,
+    ) => ({
+      id: `00000000-0000-4000-8000-00000000000${n}`,
+      account_id: 'acc-v1',
+      name,
+      type: 'static',
+      content_type: 'text',
+      content,
+      is_active: 1,
+      created_at: `2026-11-24T12:00:0${n}.000Z`,
+      updated_at: NOW,
+      deleted_at: deletedAt,
+      tags: JSON.stringify(tags),
+      // As that version wrote it (lower-cased, fields joined by U+001F).
+      search_text: `${name}\u001f${content}\u001f\u001f\u001f`.toLowerCase(),
+      name_key: name.toLowerCase(),
+    })
+    const codes = [
+      code(1, 'Table 1', 'menu', ['vip', 'menu']),
+      code(2, 'Table 12', 'menu', ['vip']),
+      code(3, 'Table 13', 'menu', ['vip'], '2026-11-24T13:00:00.000Z'),
+      code(4, 'Bar 1', 'menu', ['vip']),
+      // Over the tag rows' copy limit: counted by the code's own text.
+      code(5, 'Long', `${'x'.repeat(2500)} table 1`, ['vip']),
+    ]
+    await handle.db.insertInto('qr_codes').values(codes).execute()
+    const rows = codes.flatMap((c) =>
+      (JSON.parse(c.tags) as string[]).map((tag) => ({
+        qr_code_id: c.id,
+        account_id: 'acc-v1',
+        tag,
+        deleted_at: c.deleted_at,
+      })),
+    )
+    await handle.db
+      .insertInto('qr_code_tags')
+      .values(rows as never)
+      .execute()
+    await handle.close()
+
+    const { client } = await serve(databaseUrl)
+    const idsOf = (res: { body: { data: { id: string }[] } }) => res.body.data.map((c) => c.id.slice(-1))
+    const both = await client.get('/qr-codes?tag=vip&search=TABLE%201')
+    expect(both.status, both.text).toBe(200)
+    expect([idsOf(both), both.body.total]).toEqual([['5', '2', '1'], 3])
+    const two = await client.get('/qr-codes?tag=vip&tag=menu&search=table')
+    expect([idsOf(two), two.body.total]).toEqual([['1'], 1])
+    const deleted = await client.get('/qr-codes?tag=vip&search=table&deleted=true')
+    expect([idsOf(deleted), deleted.body.total]).toEqual([['3'], 1])
+    // A rename after the upgrade reaches the tag rows.
+    await client.patch('/qr-codes/00000000-0000-4000-8000-000000000002', { name: 'Booth 2' })
+    const renamed = await client.get('/qr-codes?tag=vip&search=table%201')
+    expect([idsOf(renamed), renamed.body.total]).toEqual([['5', '1'], 2])
+    expect((await client.get('/qr-codes?tag=vip&search=booth')).body.total).toBe(1)
+    // Terms of 1 and 2 characters find the upgraded codes, and follow the rename.
+    const short = await client.get('/qr-codes?search=12')
+    expect([idsOf(short), short.body.total]).toEqual([[], 0])
+    const digit = await client.get('/qr-codes?search=1')
+    expect([idsOf(digit), digit.body.total]).toEqual([['5', '4', '1'], 3])
+    const deletedShort = await client.get('/qr-codes?search=13&deleted=true')
+    expect([idsOf(deletedShort), deletedShort.body.total]).toEqual([['3'], 1])
+    expect((await client.get('/qr-codes?search=h%202')).body.total).toBe(1)
   })
 })

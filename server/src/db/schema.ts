@@ -67,6 +67,19 @@ export interface QrCodeTagsTable {
   tag: string
   /** The code's `deleted_at`, copied (the tag filter's and GET /tags' liveness). */
   deleted_at: string | null
+  /**
+   * The code's `search_text`, copied when at most TAG_ROW_TEXT_MAX_BYTES (NULL otherwise), so a
+   * tag and a search are counted from the tag's index alone.
+   */
+  search_text: string | null
+}
+
+/** PostgreSQL only: each code's search text and liveness, kept by triggers (short searches). */
+export interface QrCodeTextsTable {
+  qr_code_id: string
+  account_id: string
+  deleted_at: string | null
+  search_text: string
 }
 
 export interface IdempotencyKeysTable {
@@ -219,6 +232,17 @@ export interface ScanVisitorDatesTable {
   visitor_id: string
 }
 
+/**
+ * Per code and visit day: `previous_day` '' counts the visitors on `day` with no earlier visit;
+ * a date p counts those whose previous visit day is p or earlier (a prefix sum over p).
+ */
+export interface ScanVisitorGapsTable {
+  qr_code_id: string
+  day: string
+  previous_day: string
+  visitors: number
+}
+
 /** A dashboard session (DESIGN §19): the cookie's id is stored only hashed. */
 export interface SessionsTable {
   id_hash: string
@@ -244,6 +268,7 @@ export interface Database {
   assets: AssetsTable
   qr_codes: QrCodesTable
   qr_code_tags: QrCodeTagsTable
+  qr_code_texts: QrCodeTextsTable
   idempotency_keys: IdempotencyKeysTable
   settings: SettingsTable
   showcases: ShowcasesTable
@@ -257,6 +282,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   scan_quarters: ScanQuartersTable
   scan_visitor_dates: ScanVisitorDatesTable
+  scan_visitor_gaps: ScanVisitorGapsTable
   sessions: SessionsTable
   login_links: LoginLinksTable
 }

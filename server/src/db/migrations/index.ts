@@ -21,6 +21,9 @@ import * as addDeletedAtToQrCodeTags from './2026_11_26_1100_add_deleted_at_to_q
 import * as createSqliteSearchGrams from './2026_11_26_1110_create_sqlite_search_grams.js'
 import * as createSessions from './2026_11_27_1000_create_sessions.js'
 import * as createLoginLinks from './2026_11_27_1010_create_login_links.js'
+import * as addSearchTextToQrCodeTags from './2026_11_28_1000_add_search_text_to_qr_code_tags.js'
+import * as createPostgresSearchTexts from './2026_11_28_1010_create_postgres_search_texts.js'
+import * as createScanVisitorGaps from './2026_11_28_1100_create_scan_visitor_gaps.js'
 
 /**
  * Every migration, in order. A static list (not a folder scan) so the same code runs from
@@ -49,4 +52,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_1110_create_sqlite_search_grams': createSqliteSearchGrams,
   '2026_11_27_1000_create_sessions': createSessions,
   '2026_11_27_1010_create_login_links': createLoginLinks,
+  '2026_11_28_1000_add_search_text_to_qr_code_tags': addSearchTextToQrCodeTags,
+  '2026_11_28_1010_create_postgres_search_texts': createPostgresSearchTexts,
+  '2026_11_28_1100_create_scan_visitor_gaps': createScanVisitorGaps,
 }

@@ -1,19 +1,49 @@
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../db/database.js'
-import { insertQrCodes, listQrCodes, type QrCodeRecord } from './qr-codes.repository.js'
+import { insertQrCodes, listQrCodes, type QrCodeFilters, type QrCodeRecord } from './qr-codes.repository.js'
 import { searchText } from './qr-codes.search.js'
 import { NO_REDIRECT_SETTINGS } from './redirect-settings.js'
 
+const dialects = process.env.TEST_DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)
+
+/** A fresh database of this dialect (PostgreSQL: on TEST_DATABASE_URL's server), and its drop. */
+async function open(
+  dialect: (typeof dialects)[number],
+): Promise<{ handle: DatabaseHandle; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const handle = openDatabase({ dialect, filename: ':memory:' })
+    return { handle, drop: () => handle.close() }
+  }
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+  const name = `qrctl_list_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(process.env.TEST_DATABASE_URL as string)
+  url.pathname = `/${name}`
+  const handle = openDatabase({ dialect, connectionString: url.toString() })
+  return {
+    handle,
+    drop: async () => {
+      await handle.close()
+      await admin.query(`DROP DATABASE ${name}`)
+      await admin.end()
+    },
+  }
+}
+
 /**
- * The SQLite list takes one of two plans by the number of matches (listQrCodes: start from the
- * tag or search index and sort, or walk the sort index). Both must answer the same pages.
+ * The list takes one of two plans by the number of matches (listQrCodes: SQLite starts from the
+ * tag or search index and sorts, or walks the sort index; PostgreSQL sorts the few codes holding
+ * a short term, or counts them and walks the sort index). Both must answer the same pages.
  */
-describe('listQrCodes on SQLite, with few and with many matches', () => {
+describe.each(dialects)('listQrCodes on %s, with few and with many matches', (dialect) => {
   let handle: DatabaseHandle
+  let drop: () => Promise<void>
   const codes: QrCodeRecord[] = []
 
   beforeAll(async () => {
-    handle = openDatabase({ dialect: 'sqlite', filename: ':memory:' })
+    ;({ handle, drop } = await open(dialect))
     await migrateToLatest(handle.db)
     const now = '2026-11-25T12:00:00.000Z'
     await handle.db
@@ -39,12 +69,13 @@ describe('listQrCodes on SQLite, with few and with many matches', () => {
         tags: i % 7 === 0 ? ['few', 'many'] : ['many'],
         createdAt: at,
         updatedAt: at,
-        deletedAt: null,
+        // One in 50 deleted: the lists must leave them out, or list only them.
+        deletedAt: i % 50 === 0 ? '2026-11-25T13:00:00.000Z' : null,
       })
     }
     for (let i = 0; i < codes.length; i += 500) await insertQrCodes(handle.db, codes.slice(i, i + 500))
   })
-  afterAll(() => handle.close())
+  afterAll(() => drop())
 
   const expected = (match: (code: QrCodeRecord) => boolean, limit: number) =>
     codes
@@ -52,9 +83,11 @@ describe('listQrCodes on SQLite, with few and with many matches', () => {
       .sort((a, b) => b.totalScans - a.totalScans || (a.id < b.id ? -1 : 1))
       .slice(0, limit)
       .map((code) => code.id)
+  const listed = (filter: Partial<QrCodeFilters>) => (code: QrCodeRecord) =>
+    filter.deletedSince === undefined ? code.deletedAt === null : code.deletedAt !== null
 
   it.each([
-    ['a tag on 6,000 codes (walks the sort index)', { tag: ['many'] }, () => true],
+    ['a tag on 5,880 codes (walks the sort index)', { tag: ['many'] }, () => true],
     [
       'a tag on 858 codes (starts from the tag)',
       { tag: ['few'] },
@@ -76,14 +109,45 @@ describe('listQrCodes on SQLite, with few and with many matches', () => {
       { search: '7' },
       (c: QrCodeRecord) => searchText(c).includes('7'),
     ],
+    [
+      'a 2-character search matching 755 codes (sorted from their ids)',
+      { search: ' 6' },
+      (c: QrCodeRecord) => searchText(c).includes(' 6'),
+    ],
+    [
+      'a 2-character search matching 1,627 codes (counted, then the sort index walked)',
+      { search: ' 1' },
+      (c: QrCodeRecord) => searchText(c).includes(' 1'),
+    ],
+    [
+      'deleted codes holding a 1-character term',
+      { search: '8', deletedSince: '2026-11-25T00:00:00.000Z' },
+      (c: QrCodeRecord) => c.deletedAt !== null && searchText(c).includes('8'),
+    ],
+    [
+      'a tag with a search (counted from the tag rows, starts from them)',
+      { tag: ['few'], search: 'common' },
+      (c: QrCodeRecord) => c.tags.includes('few') && c.content.startsWith('common'),
+    ],
+    [
+      'a tag with a search matching 2,000 codes (walks the sort index)',
+      { tag: ['many'], search: 'common' },
+      (c: QrCodeRecord) => c.content.startsWith('common'),
+    ],
+    [
+      'two tags with a 2-character search',
+      { tag: ['many', 'few'], search: '99' },
+      (c: QrCodeRecord) => c.tags.includes('few') && searchText(c).includes('99'),
+    ],
   ])('answers %s in order, with its total', async (_, filter, match) => {
-    const page = await listQrCodes(handle.db, 'sqlite', 'acc', {
+    const page = await listQrCodes(handle.db, dialect, 'acc', {
       limit: 20,
       offset: 0,
       sort: '-totalScans',
       ...filter,
     })
-    expect(page.total).toBe(codes.filter(match).length)
-    expect(page.records.map((r) => r.id)).toEqual(expected(match, 20))
+    const matching = (code: QrCodeRecord) => listed(filter)(code) && match(code)
+    expect(page.total).toBe(codes.filter(matching).length)
+    expect(page.records.map((r) => r.id)).toEqual(expected(matching, 20))
   })
 })

@@ -1,4 +1,6 @@
 import type { ListSort } from '@qrctl/contract'
+import { sql } from 'kysely'
+import type { Dialect } from '../../db/database.js'
 
 /** Joins the searchable fields in `search_text`; no field or search can hold it (see SearchTerm). */
 const SEPARATOR = '\u001f'
@@ -40,6 +42,17 @@ export function nameKey(name: string): string {
  */
 export function containsPattern(term: string): string {
   return `%${foldCase(term).replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
+}
+
+/**
+ * `column` (a folded search text) contains `term`, every character literal, `term` a bound
+ * parameter: PostgreSQL `LIKE` with `%`, `_` and `\` escaped (which its trigram index serves),
+ * SQLite `instr`, which has no wildcards at all.
+ */
+export function containsCondition(dialect: Dialect, column: string, term: string) {
+  return dialect === 'postgres'
+    ? sql<boolean>`${sql.ref(column)} like ${containsPattern(term)} escape '\\'`
+    : sql<boolean>`instr(${sql.ref(column)}, ${foldCase(term)}) > 0`
 }
 
 /** The column and direction of each list order; ties always go by id. */
