@@ -125,6 +125,25 @@ function rollupSql(dialect: 'sqlite' | 'postgres', codes: string): string[] {
   }
   out.push(
     `insert into scan_visitor_dates (qr_code_id, day, visitor_id) select distinct qr_code_id, substr(scanned_at, 1, 10), visitor_id from scans ${where}`,
+    // The visitor gaps, as the migration back-fills them.
+    `insert into scan_visitor_gaps (qr_code_id, day, previous_day, visitors)
+     select qr_code_id, day, previous_day,
+       case when previous_day = '' then n
+         else sum(case when previous_day = '' then 0 else n end)
+           over (partition by qr_code_id, day order by previous_day rows unbounded preceding)
+       end
+     from (
+       select qr_code_id, day, previous_day, count(*) as n
+       from (
+         select qr_code_id, day,
+           coalesce(lag(day) over (partition by qr_code_id, visitor_id order by day), '') as previous_day
+         from scan_visitor_dates ${where}
+       ) visits
+       group by qr_code_id, day, previous_day
+     ) gaps`,
+    // v1's last-seen histogram, which windows of one code ending today read.
+    `insert into scan_visitors (qr_code_id, visitor_id, last_day) select qr_code_id, visitor_id, max(substr(scanned_at, 1, 10)) from scans ${where} group by 1, 2`,
+    `insert into scan_visitor_days (qr_code_id, day, count) select qr_code_id, last_day, count(*) from scan_visitors ${where} group by 1, 2`,
     `update qr_codes set total_scans = (select count(*) from scans where scans.qr_code_id = qr_codes.id) ${where.replace('qr_code_id', 'id')}`,
   )
   return out

@@ -14,12 +14,13 @@ import { getQrCodeRecordOrThrow } from '../qr-codes/qr-codes.service.js'
 import { DIMENSIONS, type Dimension } from '../scans/scan-rollup.js'
 import { QUARTER_MS } from '../scans/scan-windows.js'
 import * as codesRepo from './analytics.repository.js'
-import { resolveWindow, splitWindow, type Window } from './window.js'
+import { resolveWindow, type Split, splitWindow, type Window } from './window.js'
 import {
   type CodeSet,
   countByQuarter,
   countByUtcDay,
   countByValue,
+  countCodeVisitors,
   countVisitors,
   countVisitorsUntilNow,
   earliestCreationOf,
@@ -116,7 +117,7 @@ async function summarize(
     uniqueVisitors =
       one && endsNow
         ? await countVisitorsUntilNow(db, one, window.countFrom)
-        : await countVisitors(db, codes, split)
+        : await visitorsOf(db, codes, split)
   return {
     totalEvents: days.reduce((sum, day) => sum + day.count, 0),
     uniqueVisitors,
@@ -124,6 +125,12 @@ async function summarize(
     top,
   }
 }
+
+/** One code's from its visitor gaps; several codes' from their visitors per day. */
+const visitorsOf = (db: Db, codes: CodeSet, split: Split) =>
+  'ids' in codes && codes.ids.length === 1
+    ? countCodeVisitors(db, codes.ids[0] as string, split)
+    : countVisitors(db, codes, split)
 
 /** Totals of the window just before, for `compare=previous`. */
 async function previousTotals(db: Db, codes: CodeSet, previous: Window) {
@@ -133,7 +140,7 @@ async function previousTotals(db: Db, codes: CodeSet, previous: Window) {
     from: previous.from,
     to: previous.to,
     totalEvents: days.reduce((sum, day) => sum + day.count, 0),
-    uniqueVisitors: await countVisitors(db, codes, split),
+    uniqueVisitors: await visitorsOf(db, codes, split),
   }
 }
 

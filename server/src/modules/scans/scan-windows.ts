@@ -3,6 +3,7 @@ import type { ScanQuartersTable, ScanVisitorDatesTable } from '../../db/schema.j
 import { BatchStatement } from './batch-statement.js'
 import type { ScanEvent } from './scan-event.js'
 import { ALL_SCANS, UNKNOWN } from './scan-rollup.js'
+import { addToVisitorGaps } from './visitor-gaps.js'
 
 /** A 15-minute UTC bucket: every time zone's midnight falls on one (DESIGN §16). */
 export const QUARTER_MS = 900_000
@@ -72,16 +73,24 @@ const addVisitorDateRows = new BatchStatement<ScanVisitorDatesTable>(
     db
       .insertInto('scan_visitor_dates')
       .values(rows)
-      .onConflict((oc) => oc.columns(['qr_code_id', 'day', 'visitor_id']).doNothing()),
+      .onConflict((oc) => oc.columns(['qr_code_id', 'day', 'visitor_id']).doNothing())
+      .returning(['qr_code_id', 'day', 'visitor_id']),
 )
 
 /**
  * Adds a batch of scans to the rollups windows in any zone read (DESIGN §16), inside the
- * batch's transaction: quarter-hour counts per dimension and visitors per UTC day.
+ * batch's transaction: quarter-hour counts per dimension, visitors per UTC day, and the visit
+ * days each new one follows (see `addToVisitorGaps` for `lastDays`).
  */
-export async function addToWindowRollups(db: Db, dialect: Dialect, events: ScanEvent[]): Promise<void> {
+export async function addToWindowRollups(
+  db: Db,
+  dialect: Dialect,
+  events: ScanEvent[],
+  lastDays: ReadonlyMap<string, string> = new Map(),
+): Promise<void> {
   if (events.length === 0) return
   const { quarters, visitorDates } = windowRows(events)
   await addQuarterRows.run(db, dialect, quarters)
-  await addVisitorDateRows.run(db, dialect, visitorDates)
+  const added = await addVisitorDateRows.run<ScanVisitorDatesTable>(db, dialect, visitorDates)
+  await addToVisitorGaps(db, dialect, added, lastDays)
 }

@@ -25,15 +25,17 @@ export async function loadVisitorSecret(ctx: Pick<Ctx, 'db' | 'config'>): Promis
  * Moves each visitor's last-seen day forward and the histogram with it: a new visitor adds
  * one to their day; a returning one leaves their old day for the new one. New visitors are
  * inserted first (most scans are a code's first from that visitor); only the others are
- * looked up.
+ * looked up. Answers the last day each visitor it read or inserted had before the batch
+ * ('' for a new one), keyed by code and visitor, for the visitor gaps.
  */
 async function updateVisitors(
   ctx: Pick<Ctx, 'db' | 'dialect'>,
   batch: ScanVisitorsTable[],
   seen: SeenVisitors | undefined,
-) {
+): Promise<Map<string, string>> {
+  const lastDays = new Map<string, string>()
   const visitors = seen ? batch.filter((v) => !seen.isCurrent(v.qr_code_id, v.visitor_id, v.last_day)) : batch
-  if (visitors.length === 0) return
+  if (visitors.length === 0) return lastDays
   const deltas = new Map<string, { qr_code_id: string; day: string; count: number }>()
   const shift = (qr_code_id: string, day: string, by: number) => {
     const key = `${qr_code_id}\0${day}`
@@ -45,8 +47,10 @@ async function updateVisitors(
   const added = new Set((await repo.insertNewVisitors(ctx.db, ctx.dialect, visitors)).map(key))
   const returning: ScanVisitorsTable[] = []
   for (const visitor of visitors) {
-    if (added.has(key(visitor))) shift(visitor.qr_code_id, visitor.last_day, 1)
-    else returning.push(visitor)
+    if (added.has(key(visitor))) {
+      shift(visitor.qr_code_id, visitor.last_day, 1)
+      lastDays.set(key(visitor), '')
+    } else returning.push(visitor)
   }
   const moved: ScanVisitorsTable[] = []
   // Visitors come sorted by code: one lookup per code.
@@ -61,6 +65,7 @@ async function updateVisitors(
       stored.set(row.visitor_id, row.last_day)
     for (const visitor of group) {
       const previous = stored.get(visitor.visitor_id)
+      if (previous !== undefined) lastDays.set(key(visitor), previous)
       if (previous === undefined || visitor.last_day <= previous) continue
       moved.push(visitor)
       shift(qrCodeId, previous, -1)
@@ -74,6 +79,7 @@ async function updateVisitors(
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([, row]) => row)
   await repo.addVisitorDays(ctx.db, ctx.dialect, changes)
+  return lastDays
 }
 
 const ATTEMPTS = 3
@@ -120,8 +126,8 @@ export async function writeScans(
         await repo.addDailyCounts(trx, ctx.dialect, rollup.daily)
         await repo.addTotalCounts(trx, ctx.dialect, rollup.totals)
         await yieldToRequests()
-        await updateVisitors(tx, rollup.visitors, seen)
-        await addToWindowRollups(trx, ctx.dialect, kept)
+        const lastDays = await updateVisitors(tx, rollup.visitors, seen)
+        await addToWindowRollups(trx, ctx.dialect, kept, lastDays)
         await beforeCommit?.(trx, kept)
         return { kept: kept.length, visitors: rollup.visitors }
       })

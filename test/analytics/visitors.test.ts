@@ -1,0 +1,170 @@
+import { ManualClock } from '@qrctl/server'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Api, api, UNLIMITED } from '../api/helpers.js'
+import { createDynamic, scanOk } from '../redirects/scan-helpers.js'
+import { dialects, startServer, type TestServer } from '../support/server.js'
+import { importCsv, scansAt, toCsv } from './import-helpers.js'
+
+const ZONES = ['UTC', 'Asia/Kathmandu', 'America/New_York', 'Pacific/Auckland', 'Australia/Lord_Howe']
+const DAY_MS = 86_400_000
+
+/** A fixed pseudo-random sequence, so a failure can be replayed. */
+function randomFrom(seed: number) {
+  let state = seed
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31
+    return state / 2 ** 31
+  }
+}
+
+const localDates = new Map<string, Intl.DateTimeFormat>()
+/** The local date of an instant in a zone, by Intl alone (not the server's zone code). */
+function localDate(at: string, zone: string): string {
+  let format = localDates.get(zone)
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    })
+    localDates.set(zone, format)
+  }
+  return format.format(new Date(at))
+}
+
+const addDays = (date: string, n: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10)
+
+/**
+ * DESIGN §16: unique visitors are exact in every window and zone. Live scans through the
+ * redirect's write path and history imported between them (admin import-scans), checked
+ * against a count of distinct visitors straight from the scans table.
+ */
+describe.each(dialects())('unique visitors against the scans themselves on %s', (dialect) => {
+  let server: TestServer
+  let client: Api
+  const clock = new ManualClock(new Date('2026-10-01T00:00:00.000Z'))
+
+  beforeAll(async () => {
+    server = await startServer({ dialect, clock, env: UNLIMITED })
+    client = api(server, server.apiKey)
+  })
+  afterAll(() => server.close())
+
+  it('counts live scans and imported history exactly over random windows and zones', async () => {
+    const random = randomFrom(dialect === 'sqlite' ? 7 : 11)
+    const code = await createDynamic(client)
+    const shortCode = code.shortCode as string
+    const ips = Array.from({ length: 24 }, (_, i) => `203.0.113.${i + 1}`)
+    const live = async (steps: number) => {
+      for (let step = 0; step < steps; step++) {
+        clock.advance(Math.floor(random() * 40 * 3_600_000) + 60_000)
+        const n = 1 + Math.floor(random() * 3)
+        for (let i = 0; i < n; i++)
+          await scanOk(server, shortCode, { ip: ips[Math.floor(random() * ips.length)] })
+        // Some batches hold several days, most one.
+        if (random() < 0.6) await server.running.scans.flush()
+      }
+      await server.running.scans.flush()
+    }
+    await live(25)
+
+    // History between and before the stored visits, from the same visitors and new ones.
+    const stored = await server.ctx.db
+      .selectFrom('scans')
+      .select('visitor_id')
+      .distinct()
+      .where('qr_code_id', '=', code.id)
+      .execute()
+    const known = stored.map((r) => r.visitor_id)
+    const start = Date.parse('2026-09-01T00:00:00.000Z')
+    for (let round = 0; round < 3; round++) {
+      const now = clock.now().getTime()
+      const rows = Array.from({ length: 40 }, () => ({
+        at: new Date(start + Math.floor(random() * (now - start))).toISOString(),
+        visitor:
+          random() < 0.7
+            ? (known[Math.floor(random() * known.length)] as string)
+            : `imported-${Math.floor(random() * 15)}`,
+      }))
+      await scansAt(server, server.accountId, code.id, rows)
+      await live(8)
+    }
+
+    const scans = await server.ctx.db
+      .selectFrom('scans')
+      .select(['scanned_at', 'visitor_id'])
+      .where('qr_code_id', '=', code.id)
+      .execute()
+    expect(scans.length).toBeGreaterThan(150)
+    const distinct = (zone: string, from: string, to: string) => {
+      const visitors = new Set<string>()
+      for (const s of scans) {
+        const date = localDate(s.scanned_at, zone)
+        if (date >= from && date <= to) visitors.add(s.visitor_id)
+      }
+      return visitors.size
+    }
+
+    const today = clock.now().toISOString().slice(0, 10)
+    for (let i = 0; i < 40; i++) {
+      const zone = ZONES[i % ZONES.length] as string
+      const length = 1 + Math.floor(random() * (i % 3 === 0 ? 60 : 10))
+      const from = addDays('2026-08-25', Math.floor(random() * 80))
+      const to = addDays(from, length - 1) > today ? addDays(today, 1) : addDays(from, length - 1)
+      const query = `from=${from}&to=${to}&timezone=${zone}&compare=previous`
+      const res = await client.get(`/qr-codes/${code.id}/analytics?${query}`)
+      expect(res.status, res.text).toBe(200)
+      const { uniqueVisitors, previous } = res.body.data
+      expect(uniqueVisitors, query).toBe(distinct(zone, from, to))
+      expect(previous.uniqueVisitors, `previous of ${query}`).toBe(distinct(zone, previous.from, previous.to))
+      const account = await client.get(`/analytics?qrCodeIds=${code.id}&${query}`)
+      expect(account.status, account.text).toBe(200)
+      expect(account.body.data.uniqueVisitors, `account ${query}`).toBe(uniqueVisitors)
+    }
+    // Periods ending today, in every zone.
+    for (const zone of ZONES)
+      for (const period of ['7d', '30d', '90d']) {
+        const res = await client.get(`/qr-codes/${code.id}/analytics?period=${period}&timezone=${zone}`)
+        expect(res.status, res.text).toBe(200)
+        const { from, to, uniqueVisitors } = res.body.data
+        expect(uniqueVisitors, `${period} ${zone}`).toBe(distinct(zone, from, to))
+      }
+  })
+
+  it('keeps a window exact when a visit is imported between two stored ones', async () => {
+    const code = await createDynamic(client)
+    const id = code.id
+    // One visitor on the 5th and the 20th; a window of the 10th–25th counts them on the 20th.
+    await scansAt(server, server.accountId, id, [
+      { at: '2026-06-05T10:00:00.000Z', visitor: 'v' },
+      { at: '2026-06-20T10:00:00.000Z', visitor: 'v' },
+      { at: '2026-06-20T11:00:00.000Z', visitor: 'w' },
+    ])
+    const window = async (from: string, to: string) => {
+      const res = await client.get(`/qr-codes/${id}/analytics?from=${from}&to=${to}`)
+      expect(res.status, res.text).toBe(200)
+      return res.body.data.uniqueVisitors
+    }
+    expect(await window('2026-06-10', '2026-06-25')).toBe(2)
+    expect(await window('2026-06-06', '2026-06-19')).toBe(0)
+    // Imported: a visit on the 12th, between the two. The 20th now follows the 12th.
+    const report = await importCsv(
+      server,
+      server.accountId,
+      toCsv([{ qrCodeId: id, scannedAt: '2026-06-12T09:00:00.000Z', device: 'mobile', visitorId: 'v' }]),
+    )
+    expect(report.imported).toBe(1)
+    expect(await window('2026-06-10', '2026-06-25')).toBe(2)
+    expect(await window('2026-06-06', '2026-06-19')).toBe(1)
+    expect(await window('2026-06-13', '2026-06-25')).toBe(2)
+    expect(await window('2026-06-13', '2026-06-19')).toBe(0)
+    expect(await window('2026-06-01', '2026-06-30')).toBe(2)
+    // And one before the first: the 5th is no longer a first visit.
+    await scansAt(server, server.accountId, id, [{ at: '2026-06-01T09:00:00.000Z', visitor: 'v' }])
+    expect(await window('2026-06-02', '2026-06-05')).toBe(1)
+    expect(await window('2026-06-01', '2026-06-01')).toBe(1)
+    expect(await window('2026-06-01', '2026-06-30')).toBe(2)
+  })
+})
