@@ -65,7 +65,7 @@ async function main() {
     await setup.stop()
     copyFileSync(dbFile, baselineFile)
 
-    type Round = { baseline: Measured } & Record<CodeKind, Measured & { counted: number }>
+    type Round = { baseline: Measured; enriched: Measured } & Record<CodeKind, Measured & { counted: number }>
     const rounds: Round[] = []
     for (let r = 1; r <= ROUNDS; r++) {
       const basePort = await freePort()
@@ -81,6 +81,28 @@ async function main() {
       )
       await base.stop()
       process.stdout.write(`round ${r}: ${describeRun('baseline', baseline)}\n`)
+      // The floor: the bare server plus the enrichment every counted scan needs (see the file).
+      const enrichedPort = await freePort()
+      const enrichedServer = await spawnPinned(
+        [
+          process.execPath,
+          '--import',
+          'tsx',
+          'bench/redirect-baseline.ts',
+          baselineFile,
+          String(enrichedPort),
+          '--enriched',
+        ],
+        {},
+        /listening/,
+      )
+      const enriched = await measureRedirects(
+        `http://127.0.0.1:${enrichedPort}/r/${codes.plain.shortCode}`,
+        enrichedServer,
+        RUN,
+      )
+      await enrichedServer.stop()
+      process.stdout.write(`round ${r}: ${describeRun('enriched', enriched)}\n`)
 
       const qrctlPort = await freePort()
       const server = await startQrctl(dbFile, qrctlPort)
@@ -94,7 +116,7 @@ async function main() {
           RUN,
         )
       const exitCode = await server.stop()
-      const round = { baseline } as Round
+      const round = { baseline, enriched } as Round
       for (const kind of CODES) {
         const m = measured[kind] as Measured
         const counted = totalScans(dbFile, codes[kind].id) - before[kind]
@@ -122,6 +144,17 @@ async function main() {
         },
       ]),
     ) as Record<CodeKind, { throughputRatio: number; p99Ratio: number; cpuEfficiencyRatio: number }>
+    // What the contract's enrichment alone costs against the bare server: the most any qrctl
+    // redirect could reach, before rollups, rules, limits, metrics and logs.
+    const enrichedFloor = {
+      throughputRatio: round(
+        sum((x) => x.enriched.requestsPerSecond) / sum((x) => x.baseline.requestsPerSecond),
+      ),
+      p99Ratio: round(sum((x) => x.enriched.p99) / sum((x) => x.baseline.p99)),
+      cpuEfficiencyRatio: round(
+        sum((x) => x.baseline.cpuPerRequestUs) / sum((x) => x.enriched.cpuPerRequestUs),
+      ),
+    }
     const summary = {
       connections: CONNECTIONS,
       seconds: RUN.seconds,
@@ -129,6 +162,9 @@ async function main() {
         baselineRps: Math.round(x.baseline.requestsPerSecond),
         baselineP99Ms: round(x.baseline.p99),
         baselineCpuUsPerRequest: round(x.baseline.cpuPerRequestUs, 1),
+        enrichedRps: Math.round(x.enriched.requestsPerSecond),
+        enrichedP99Ms: round(x.enriched.p99),
+        enrichedCpuUsPerRequest: round(x.enriched.cpuPerRequestUs, 1),
         ...Object.fromEntries(
           CODES.map((kind) => [
             kind,
@@ -146,6 +182,7 @@ async function main() {
         ),
       })),
       ...ratios,
+      enrichedBaseline: enrichedFloor,
       target: TARGET,
     }
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`)
@@ -158,6 +195,9 @@ async function main() {
         `redirect (${kind}): ${throughputRatio}x the baseline's throughput (target >= ${TARGET.throughputRatio}), p99 ${p99Ratio}x (target <= ${TARGET.p99Ratio}), CPU per request ${cpuEfficiencyRatio}x as efficient: ${pass ? 'PASS' : 'FAIL'}\n`,
       )
     }
+    process.stdout.write(
+      `enriched baseline (the bare server + the enrichment of DESIGN §5, no rollups): ${enrichedFloor.throughputRatio}x the baseline's throughput, p99 ${enrichedFloor.p99Ratio}x, CPU per request ${enrichedFloor.cpuEfficiencyRatio}x as efficient\n`,
+    )
     process.stdout.write(`redirect: ${ok ? 'PASS' : 'FAIL'}\n`)
   } finally {
     rmSync(dir, { recursive: true, force: true })
