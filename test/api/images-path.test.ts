@@ -160,6 +160,26 @@ describe.each(dialects())('the image path on %s', (dialect) => {
     expect(decodePng(after.bytes)).toBe('after')
   })
 
+  it('draws a restyled code at once: same payload, new ETag (ETags are kept per code record)', async () => {
+    const client = await freshClient()
+    const code = await createCode(client, dynamicCode({ name: 'restyled' }))
+    await warm(client, code)
+    const before = await fetchBytes(client, imageUrl(code))
+    const again = await fetchBytes(client, imageUrl(code), {
+      'if-none-match': before.headers.get('etag') ?? '',
+    })
+    expect(again.status).toBe(304)
+    const patched = await client.patch(`/qr-codes/${code.id}`, { style: { foregroundColor: '#123456' } })
+    expect(patched.status).toBe(200)
+    const after = await fetchBytes(client, imageUrl(code), {
+      'if-none-match': before.headers.get('etag') ?? '',
+    })
+    expect(after.status).toBe(200)
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'))
+    expect(Buffer.compare(after.bytes, before.bytes)).not.toBe(0)
+    expect(decodePng(after.bytes)).toBe(code.shortUrl)
+  })
+
   it('sees a plan change at once', async () => {
     const { accountId, apiKey } = await server.createAccount()
     const client = api(server, apiKey)

@@ -103,8 +103,9 @@ export function createImagePath(ctx: Ctx, gate: Gate, lookups: HotLookups): Imag
         query.data,
         req.headers['if-none-match'],
       )
-      // DESIGN §10: every /api/v1 answer is no-store; the ETag still saves the bytes (304).
-      writeImage(res, result, 'no-store')
+      // DESIGN §10: every /api/v1 answer is no-store (beginRequest set it); the ETag still
+      // saves the bytes (304).
+      writeImage(res, result)
       status = res.statusCode
     } catch (error) {
       status = writeError(ctx, res, error, start.id)
@@ -113,12 +114,16 @@ export function createImagePath(ctx: Ctx, gate: Gate, lookups: HotLookups): Imag
   }
 
   /** A lookup failure here fails again in Express, which answers it the usual way. */
-  const findCodeOrUndefined = async (id: string, accountId: string) => {
+  const handedToExpress = (error: unknown) => {
+    ctx.logger.warn({ err: error }, 'image request handed to Express')
+    return undefined
+  }
+  const findCodeOrUndefined = (id: string, accountId: string) => {
     try {
-      return await findCode(accountId, id)
+      const found = findCode(accountId, id)
+      return found instanceof Promise ? found.catch(handedToExpress) : found
     } catch (error) {
-      ctx.logger.warn({ err: error }, 'image request handed to Express')
-      return undefined
+      return handedToExpress(error)
     }
   }
 

@@ -9,7 +9,7 @@ import type { ImageAnswer, ImageResult } from '../modules/images/images.service.
  * name. Returns what is left to send, for Express (`res.send`) or the bare response.
  */
 export const imageAnswer: ImageAnswer = (res, result, cacheControl) => {
-  res.setHeader('Cache-Control', cacheControl)
+  if (cacheControl !== undefined) res.setHeader('Cache-Control', cacheControl)
   if (result.notModified) {
     res.setHeader('ETag', result.etag)
     return { status: 304, body: undefined }
@@ -25,7 +25,7 @@ export const imageAnswer: ImageAnswer = (res, result, cacheControl) => {
 }
 
 /** `imageAnswer`, written on the bare response (the fast path). */
-export function writeImage(res: ServerResponse, result: ImageResult, cacheControl: string): void {
+export function writeImage(res: ServerResponse, result: ImageResult, cacheControl?: string): void {
   const { status, body } = imageAnswer(res, result, cacheControl)
   if (!body) {
     res.writeHead(status)
