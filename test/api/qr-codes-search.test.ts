@@ -1,4 +1,6 @@
-import { ManualClock } from '@qrctl/server'
+import type { QrCode } from '@qrctl/contract'
+import { ManualClock, runHousekeeping } from '@qrctl/server'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scanOk } from '../redirects/scan-helpers.js'
 import { dialects, startServer, type TestServer } from '../support/server.js'
@@ -174,6 +176,119 @@ describe.each(dialects())('GET /qr-codes: tags, search, filters and sorting on %
         codes: [textCode({ name: 'jq one', content: 'plain' })],
       })
       expect(await found('jq')).toEqual(new Set([batch.body.data.items[0].id]))
+    })
+
+    it('answers every term of 1 and 2 characters as a literal test of each field, through every write and the purge', async () => {
+      const client = await freshClient()
+      const codes = [
+        await createCode(client, textCode({ name: 'Crème brûlée 🙂', content: 'tab\there\nnext line' })),
+        await createCode(client, textCode({ name: '50% off_now', content: 'C:\\menu', externalId: 'ZZ-9' })),
+        await createCode(client, dynamicCode({ name: 'İstanbul ß ς', content: 'https://ex.example/zz?a=1' })),
+        await createCode(client, textCode({ name: 'aa aaa', content: 'ΣΑΣ 🙂🙂' })),
+      ]
+      const fold = (text: string) => text.toLowerCase().replaceAll('ς', 'σ')
+      const byCreation = (a: QrCode, b: QrCode) =>
+        a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1
+      const fields = (c: QrCode) =>
+        [c.name, c.content, c.targetUrl, c.shortCode, c.externalId].map((f) => fold(f ?? ''))
+      const grams = (text: string) => {
+        const chars = [...text]
+        return chars.flatMap((ch, i) => (i > 0 ? [ch, `${chars[i - 1]}${ch}`] : [ch]))
+      }
+      /** Every 1- and 2-character term of the live codes and of what they held, and a few of none. */
+      const terms = new Set(['Q', 'é?', '_%', '\\%', '9\t', '🙂a', 'σσ'])
+      const check = async (live: QrCode[], deleted: QrCode[] = []) => {
+        for (const c of [...live, ...deleted])
+          for (const f of fields(c)) for (const g of grams(f)) terms.add(g)
+        for (const term of terms) {
+          const folded = fold(term)
+          if ([...folded].length > 2) continue
+          const holding = (list: QrCode[]) =>
+            list.filter((c) => fields(c).some((f) => f.includes(folded))).map((c) => c.id)
+          for (const [list, extra] of [
+            [live, {}],
+            [deleted, { deleted: 'true' }],
+          ] as const) {
+            const res = await client.get(q({ search: term, limit: '100', sort: 'createdAt', ...extra }))
+            expect(res.status, term).toBe(200)
+            expect([ids(res), res.body.total], `${JSON.stringify(term)} ${JSON.stringify(extra)}`).toEqual([
+              holding([...list].sort(byCreation)),
+              holding(list).length,
+            ])
+          }
+        }
+      }
+      const [creme, percent, city, doubled] = codes as [QrCode, QrCode, QrCode, QrCode]
+      await check(codes)
+      // Paging a short search: the total counts every match, the page holds its share.
+      const page = await client.get(q({ search: '🙂', limit: '1', offset: '1', sort: 'createdAt' }))
+      expect([ids(page), page.body.total]).toEqual([[[creme, doubled].sort(byCreation)[1]?.id], 2])
+      const patched = (
+        await client.patch(`/qr-codes/${percent.id}`, { name: 'Ωmega', externalId: 'qq-1', tags: ['x'] })
+      ).body.data
+      const retargeted = (
+        await client.patch(`/qr-codes/${city.id}`, { targetUrl: 'https://other.example/yy' })
+      ).body.data
+      await check([creme, patched, retargeted, doubled])
+      await client.delete(`/qr-codes/${creme.id}`)
+      await client.post('/qr-codes/bulk-delete', { ids: [doubled.id] })
+      const gone = [creme, doubled]
+      await check([patched, retargeted], gone)
+      await client.post('/qr-codes/bulk-restore', { ids: [doubled.id] })
+      const batch = await client.post('/qr-codes/batch', { codes: [textCode({ name: 'jj « ok »' })] })
+      const batched = batch.body.data.items[0] as QrCode
+      await check([patched, retargeted, doubled, batched], [creme])
+      // The purge removes the deleted code for good: no search finds it, deleted or not.
+      clock.advance(31 * 86_400_000)
+      try {
+        await runHousekeeping(server.ctx)
+        await check([patched, retargeted, doubled, batched])
+      } finally {
+        clock.set(T0)
+      }
+    })
+
+    it('counts and pages a letter in every code as exactly as a rare pair, with the statistics of 5,000 codes', async () => {
+      const { accountId, apiKey } = await server.createAccount()
+      const client = api(server, apiKey)
+      // Straight into the table (as a bulk load would), so that PostgreSQL's statistics see a
+      // letter common enough to be scanned for, rather than looked up in the gram index.
+      const rows = Array.from({ length: 5000 }, (_, i) => {
+        const name = `Item ${i}${i % 1000 === 7 ? ' zq' : ''}`
+        return {
+          id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          account_id: accountId,
+          name,
+          type: 'static',
+          content_type: 'text',
+          content: 'plain',
+          is_active: 1,
+          created_at: new Date(Date.parse(T0) + i * 1000).toISOString(),
+          updated_at: T0,
+          tags: '[]',
+          search_text: `${name.toLowerCase()}\u001fplain\u001f\u001f\u001f`,
+          name_key: name.toLowerCase(),
+        }
+      })
+      for (let i = 0; i < rows.length; i += 500)
+        await server.ctx.db
+          .insertInto('qr_codes')
+          .values(rows.slice(i, i + 500))
+          .execute()
+      await client.delete(`/qr-codes/${rows[1]?.id}`)
+      if (dialect === 'postgres') await sql`analyze qr_code_texts`.execute(server.ctx.db)
+      const listed = async (search: string, extra: Record<string, string> = {}) => {
+        const res = await client.get(q({ search, sort: 'createdAt', limit: '3', ...extra }))
+        expect(res.status, res.text).toBe(200)
+        return [ids(res), res.body.total]
+      }
+      const id = (i: number) => rows[i]?.id
+      expect(await listed('E')).toEqual([[id(0), id(2), id(3)], 4999])
+      expect(await listed('e', { offset: '4000' })).toEqual([[id(4001), id(4002), id(4003)], 4999])
+      expect(await listed('zq')).toEqual([[id(7), id(1007), id(2007)], 5])
+      expect(await listed('7 ')).toEqual([[id(7), id(1007), id(2007)], 5])
+      expect(await listed('9')).toEqual([[id(9), id(19), id(29)], 1355])
+      expect(await listed('e', { deleted: 'true' })).toEqual([[id(1)], 1])
     })
 
     it('matches %, _ and \\ literally, and never across two fields', async () => {

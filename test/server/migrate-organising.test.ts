@@ -12,6 +12,8 @@ const V1 = '2026_11_24_1210_unique_external_id'
 const BEFORE_TAG_LIVENESS = '2026_11_25_1420_index_scans_by_time'
 /** The last migration before tag rows carried their code's search text. */
 const BEFORE_TAG_TEXT = '2026_11_27_1010_create_login_links'
+/** The last migration before PostgreSQL's gram index of the search texts. */
+const BEFORE_GRAM_INDEX = '2026_11_28_1100_create_scan_visitor_gaps'
 const NOW = '2026-11-24T12:00:00.000Z'
 
 describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
@@ -221,5 +223,60 @@ describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
     const deletedShort = await client.get('/qr-codes?search=13&deleted=true')
     expect([idsOf(deletedShort), deletedShort.body.total]).toEqual([['3'], 1])
     expect((await client.get('/qr-codes?search=h%202')).body.total).toBe(1)
+  })
+
+  it('upgrade a database of codes: terms of 1 and 2 characters find what they found before, and follow writes', async () => {
+    const { handle, databaseUrl } = await databaseAt(BEFORE_GRAM_INDEX)
+    const code = (n: number, name: string, content: string, deletedAt: string | null = null) => ({
+      id: `00000000-0000-4000-8000-00000000000${n}`,
+      account_id: 'acc-v1',
+      name,
+      type: 'static',
+      content_type: 'text',
+      content,
+      is_active: 1,
+      created_at: `2026-11-24T12:00:0${n}.000Z`,
+      updated_at: NOW,
+      deleted_at: deletedAt,
+      tags: '[]',
+      // As that version wrote it (folded, fields joined by U+001F).
+      search_text: `${name}\u001f${content}\u001f\u001f\u001f`.toLowerCase(),
+      name_key: name.toLowerCase(),
+    })
+    await handle.db
+      .insertInto('qr_codes')
+      .values([
+        code(1, 'Zz top', '50% off'),
+        code(2, 'Crème 🙂', 'a_b'),
+        code(3, 'jazz', 'gone', '2026-11-24T13:00:00.000Z'),
+        code(4, 'plain', 'Große'),
+      ])
+      .execute()
+    await handle.close()
+
+    const { client } = await serve(databaseUrl)
+    const found = async (search: string, deleted = false) => {
+      const res = await client.get(
+        `/qr-codes?search=${encodeURIComponent(search)}${deleted ? '&deleted=true' : ''}`,
+      )
+      expect(res.status, res.text).toBe(200)
+      return [res.body.data.map((c: { id: string }) => c.id.slice(-1)), res.body.total]
+    }
+    expect(await found('ZZ')).toEqual([['1'], 1])
+    expect(await found('zz', true)).toEqual([['3'], 1])
+    expect(await found('%')).toEqual([['1'], 1])
+    expect(await found('_')).toEqual([['2'], 1])
+    expect(await found('è')).toEqual([['2'], 1])
+    expect(await found('🙂')).toEqual([['2'], 1])
+    expect(await found('ß')).toEqual([['4'], 1])
+    expect(await found('o')).toEqual([['4', '1'], 2])
+    expect(await found('zt')).toEqual([[], 0])
+    // Writes after the upgrade reach the new index: a rename, a restore, a new code.
+    await client.patch('/qr-codes/00000000-0000-4000-8000-000000000001', { name: 'Top' })
+    expect(await found('zz')).toEqual([[], 0])
+    await client.post('/qr-codes/00000000-0000-4000-8000-000000000003/restore')
+    expect(await found('zz')).toEqual([['3'], 1])
+    await client.post('/qr-codes', { name: 'fizz', contentType: 'text', content: 'x' })
+    expect((await found('zz'))[1]).toBe(2)
   })
 })
