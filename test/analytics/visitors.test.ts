@@ -107,8 +107,50 @@ describe.each(dialects())('unique visitors against the scans themselves on %s', 
       return visitors.size
     }
 
+    // The write path's visitor-day rows (live batches and imports between them): each one's
+    // first and last quarter hour and the visit days before and after it, as the scans say.
+    const days = new Map<string, { first: number; last: number }>()
+    for (const s of scans) {
+      const key = `${s.scanned_at.slice(0, 10)}|${s.visitor_id}`
+      const quarter = Math.floor(Date.parse(s.scanned_at) / 900_000)
+      const day = days.get(key)
+      if (!day) days.set(key, { first: quarter, last: quarter })
+      else days.set(key, { first: Math.min(day.first, quarter), last: Math.max(day.last, quarter) })
+    }
+    const expected = new Map<string, [number, number, string, string]>()
+    const keys = [...days.keys()].sort((a, b) => {
+      const [da, va] = a.split('|') as [string, string]
+      const [db, vb] = b.split('|') as [string, string]
+      return va < vb ? -1 : va > vb ? 1 : da < db ? -1 : da > db ? 1 : 0
+    })
+    keys.forEach((key, i) => {
+      const [, visitor] = key.split('|') as [string, string]
+      const before = keys[i - 1]
+      const after = keys[i + 1]
+      const { first, last } = days.get(key) as { first: number; last: number }
+      expected.set(key, [
+        first,
+        last,
+        before?.endsWith(`|${visitor}`) ? (before.split('|')[0] as string) : '',
+        after?.endsWith(`|${visitor}`) ? (after.split('|')[0] as string) : '',
+      ])
+    })
+    const rows = await server.ctx.db
+      .selectFrom('scan_visitor_dates')
+      .selectAll()
+      .where('qr_code_id', '=', code.id)
+      .execute()
+    expect(
+      new Map(
+        rows.map((r) => [
+          `${r.day}|${r.visitor_id}`,
+          [Number(r.first_quarter), Number(r.last_quarter), r.previous_day, r.next_day],
+        ]),
+      ),
+    ).toEqual(expected)
+
     const today = clock.now().toISOString().slice(0, 10)
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < 80; i++) {
       const zone = ZONES[i % ZONES.length] as string
       const length = 1 + Math.floor(random() * (i % 3 === 0 ? 60 : 10))
       const from = addDays('2026-08-25', Math.floor(random() * 80))

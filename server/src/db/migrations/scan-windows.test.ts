@@ -173,6 +173,31 @@ describe.each(dialects)('the scan window migrations on %s', (dialect) => {
         prefixes.set(k, sum)
       }
     }
+    // Each visitor-day's first and last quarter hour (as the write path computes them) and the
+    // visit days before and after it.
+    const links = new Map<string, [string, string]>()
+    for (const [key, days] of daysOf) {
+      const [code, visitor] = key.split('|') as [string, string]
+      const sorted = [...days].sort()
+      sorted.forEach((day, i) => {
+        links.set(`${code}|${day}|${visitor}`, [sorted[i - 1] ?? '', sorted[i + 1] ?? ''])
+      })
+    }
+    expect(
+      new Map(
+        dates.map((r) => [
+          dateKey(r),
+          [Number(r.first_quarter), Number(r.last_quarter), r.previous_day, r.next_day],
+        ]),
+      ),
+    ).toEqual(
+      new Map(
+        expected.visitorDates.map((r) => [
+          dateKey(r),
+          [r.first_quarter, r.last_quarter, ...(links.get(dateKey(r)) as [string, string])],
+        ]),
+      ),
+    )
     const gaps = await db.selectFrom('scan_visitor_gaps').selectAll().execute()
     expect(
       new Map(gaps.map((r) => [`${r.qr_code_id}|${r.day}|${r.previous_day}`, Number(r.visitors)])),
@@ -184,7 +209,7 @@ describe.each(dialects)('the scan window migrations on %s', (dialect) => {
       return seed / 2 ** 31
     }
     const start = Date.parse('2025-10-25T00:00:00.000Z')
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 120; i++) {
       const from = start + Math.floor(random() * 380) * 86_400_000 + Math.floor(random() * 96) * 900_000
       const to = from + Math.floor(random() * 40 * 96 + 1) * 900_000
       const code = codes[i % 2] as string
