@@ -1,4 +1,4 @@
-import { type SelectQueryBuilder, sql } from 'kysely'
+import { PostgresAdapter, type SelectQueryBuilder, sql } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
 import type { Database } from '../../db/schema.js'
 import { ALL_SCANS, DIMENSIONS } from '../scans/scan-rollup.js'
@@ -80,6 +80,7 @@ type CountRow = { qr_code_id: string; dimension: string; value: string; count: n
 type Rows = SelectQueryBuilder<Database, 'scan_daily' | 'scan_quarters', CountRow>
 
 const DAY = 86_400_000
+const isPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter
 
 /**
  * How a split window's partial UTC days are read for the top lists: a piece of a day of at
@@ -144,7 +145,10 @@ function rollupRows(db: Db, codes: CodeSet, dimensions: readonly string[], split
     const { first, last } = split.days
     parts.push(daily((q) => q.where('day', '>=', first).where('day', '<=', last)))
   }
-  const edges = edgeParts(split.edges)
+  // SQLite only: on PostgreSQL the day-less-the-rest form measured slower (in-process, a
+  // million scans, median of 15: top-list values of a 7-day Kathmandu window 4.4 → 7.6 ms, of
+  // 30 days 8.8 → 10.9 ms; SQLite 6.8 → 2.9 and 5.1 → 5.1 ms).
+  const edges = isPostgres(db) ? { add: split.edges.slice(), days: [], subtract: [] } : edgeParts(split.edges)
   if (edges.days.length > 0) parts.push(daily((q) => q.where('day', 'in', edges.days)))
   if (edges.add.length > 0) parts.push(quarters(edges.add, 1))
   if (edges.subtract.length > 0) parts.push(quarters(edges.subtract, -1))
