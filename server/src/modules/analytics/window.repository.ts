@@ -117,7 +117,12 @@ export function edgeParts(edges: readonly [number, number][]): {
  * (or as their day less the rest of it, `edgeParts`; those rows count negatively, so a sum
  * over them may be 0 for a value with no scan in the window).
  */
-function rollupRows(db: Db, codes: CodeSet, dimensions: readonly string[], split: Split): Rows | null {
+function rollupRows(
+  db: Db,
+  codes: CodeSet,
+  dimensions: readonly string[],
+  split: Split,
+): { rows: Rows; signed: boolean } | null {
   const parts: Rows[] = []
   const daily = (where: (q: Rows) => Rows) =>
     where(
@@ -154,7 +159,7 @@ function rollupRows(db: Db, codes: CodeSet, dimensions: readonly string[], split
   if (edges.subtract.length > 0) parts.push(quarters(edges.subtract, -1))
   const [first, ...rest] = parts
   if (!first) return null
-  return rest.reduce((all, part) => all.unionAll(part), first)
+  return { rows: rest.reduce((all, part) => all.unionAll(part), first), signed: edges.subtract.length > 0 }
 }
 
 /** Scans per dimension and value over the codes in a split window (every value). */
@@ -164,14 +169,15 @@ export async function countByValue(
   split: Split,
   dimensions: readonly string[] = DIMENSIONS,
 ): Promise<{ dimension: string; value: string; count: number }[]> {
-  const rows = rollupRows(db, codes, dimensions, split)
-  if (!rows) return []
-  const sums = await db
-    .selectFrom(rows.as('t'))
+  const rollup = rollupRows(db, codes, dimensions, split)
+  if (!rollup) return []
+  let query = db
+    .selectFrom(rollup.rows.as('t'))
     .select((eb) => ['t.dimension', 't.value', eb.fn.sum<number>('t.count').as('total')])
     .groupBy(['t.dimension', 't.value'])
-    .having((eb) => eb.fn.sum('t.count'), '>', 0)
-    .execute()
+  // Rows counted negatively can bring a value's sum to 0: such a value had no scan here.
+  if (rollup.signed) query = query.having((eb) => eb.fn.sum('t.count'), '>', 0)
+  const sums = await query.execute()
   return sums.map((r) => ({ dimension: r.dimension, value: r.value, count: Number(r.total) }))
 }
 
@@ -183,10 +189,10 @@ export async function topCodes(
   split: Split,
   limit: number,
 ): Promise<{ id: string; name: string; count: number }[]> {
-  const rows = rollupRows(db, codes, [ALL_SCANS], split)
-  if (!rows) return []
+  const rollup = rollupRows(db, codes, [ALL_SCANS], split)
+  if (!rollup) return []
   const top = await db
-    .selectFrom(rows.as('t'))
+    .selectFrom(rollup.rows.as('t'))
     .innerJoin('qr_codes', 'qr_codes.id', 't.qr_code_id')
     .select((eb) => ['qr_codes.id', 'qr_codes.name', eb.fn.sum<number>('t.count').as('total')])
     .groupBy(['qr_codes.id', 'qr_codes.name'])
