@@ -124,7 +124,18 @@ function rollupSql(dialect: 'sqlite' | 'postgres', codes: string): string[] {
     )
   }
   out.push(
-    `insert into scan_visitor_dates (qr_code_id, day, visitor_id) select distinct qr_code_id, substr(scanned_at, 1, 10), visitor_id from scans ${where}`,
+    // Each visitor-day with its first and last quarter hour and the visit days around it, as
+    // migration 2026_11_28_1200 back-fills them.
+    `insert into scan_visitor_dates (qr_code_id, day, visitor_id, first_quarter, last_quarter, previous_day, next_day)
+     select qr_code_id, day, visitor_id, first_quarter, last_quarter,
+       coalesce(lag(day) over (partition by qr_code_id, visitor_id order by day), ''),
+       coalesce(lead(day) over (partition by qr_code_id, visitor_id order by day), '')
+     from (
+       select qr_code_id, substr(scanned_at, 1, 10) as day, visitor_id,
+         min(${quarter}) as first_quarter, max(${quarter}) as last_quarter
+       from scans ${where}
+       group by qr_code_id, substr(scanned_at, 1, 10), visitor_id
+     ) days`,
     // The visitor gaps, as the migration back-fills them.
     `insert into scan_visitor_gaps (qr_code_id, day, previous_day, visitors)
      select qr_code_id, day, previous_day,

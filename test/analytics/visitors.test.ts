@@ -87,6 +87,10 @@ describe.each(dialects())('unique visitors against the scans themselves on %s', 
           random() < 0.7
             ? (known[Math.floor(random() * known.length)] as string)
             : `imported-${Math.floor(random() * 15)}`,
+        // Varied values, so the top lists of the windows below have something to rank.
+        country: ['DE', 'NP', 'US', 'FR', 'JP'][Math.floor(random() * 5)] as string,
+        device: ['mobile', 'desktop', 'tablet'][Math.floor(random() * 3)] as string,
+        referrer: ['direct', 'news.example', 'mail.example'][Math.floor(random() * 3)] as string,
       }))
       await scansAt(server, server.accountId, code.id, rows)
       await live(8)
@@ -94,7 +98,7 @@ describe.each(dialects())('unique visitors against the scans themselves on %s', 
 
     const scans = await server.ctx.db
       .selectFrom('scans')
-      .select(['scanned_at', 'visitor_id'])
+      .select(['scanned_at', 'visitor_id', 'country', 'device', 'referrer'])
       .where('qr_code_id', '=', code.id)
       .execute()
     expect(scans.length).toBeGreaterThan(150)
@@ -106,22 +110,90 @@ describe.each(dialects())('unique visitors against the scans themselves on %s', 
       }
       return visitors.size
     }
+    /** A top list straight from the scans: count desc, then name by code point, at most 10. */
+    const top = (zone: string, from: string, to: string, column: 'country' | 'device' | 'referrer') => {
+      const counts = new Map<string, number>()
+      for (const s of scans) {
+        const date = localDate(s.scanned_at, zone)
+        if (date < from || date > to) continue
+        const name = s[column] ?? 'Unknown'
+        counts.set(name, (counts.get(name) ?? 0) + 1)
+      }
+      return [...counts]
+        .map(([name, count]) => ({ name, count }))
+        .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .slice(0, 10)
+    }
+
+    // The write path's visitor-day rows (live batches and imports between them): each one's
+    // first and last quarter hour and the visit days before and after it, as the scans say.
+    const days = new Map<string, { first: number; last: number }>()
+    for (const s of scans) {
+      const key = `${s.scanned_at.slice(0, 10)}|${s.visitor_id}`
+      const quarter = Math.floor(Date.parse(s.scanned_at) / 900_000)
+      const day = days.get(key)
+      if (!day) days.set(key, { first: quarter, last: quarter })
+      else days.set(key, { first: Math.min(day.first, quarter), last: Math.max(day.last, quarter) })
+    }
+    const expected = new Map<string, [number, number, string, string]>()
+    const keys = [...days.keys()].sort((a, b) => {
+      const [da, va] = a.split('|') as [string, string]
+      const [db, vb] = b.split('|') as [string, string]
+      return va < vb ? -1 : va > vb ? 1 : da < db ? -1 : da > db ? 1 : 0
+    })
+    keys.forEach((key, i) => {
+      const [, visitor] = key.split('|') as [string, string]
+      const before = keys[i - 1]
+      const after = keys[i + 1]
+      const { first, last } = days.get(key) as { first: number; last: number }
+      expected.set(key, [
+        first,
+        last,
+        before?.endsWith(`|${visitor}`) ? (before.split('|')[0] as string) : '',
+        after?.endsWith(`|${visitor}`) ? (after.split('|')[0] as string) : '',
+      ])
+    })
+    const rows = await server.ctx.db
+      .selectFrom('scan_visitor_dates')
+      .selectAll()
+      .where('qr_code_id', '=', code.id)
+      .execute()
+    expect(
+      new Map(
+        rows.map((r) => [
+          `${r.day}|${r.visitor_id}`,
+          [Number(r.first_quarter), Number(r.last_quarter), r.previous_day, r.next_day],
+        ]),
+      ),
+    ).toEqual(expected)
 
     const today = clock.now().toISOString().slice(0, 10)
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < 80; i++) {
       const zone = ZONES[i % ZONES.length] as string
       const length = 1 + Math.floor(random() * (i % 3 === 0 ? 60 : 10))
-      const from = addDays('2026-08-25', Math.floor(random() * 80))
+      const start = addDays('2026-08-25', Math.floor(random() * 80))
+      const from = start > today ? today : start
       const to = addDays(from, length - 1) > today ? addDays(today, 1) : addDays(from, length - 1)
       const query = `from=${from}&to=${to}&timezone=${zone}&compare=previous`
       const res = await client.get(`/qr-codes/${code.id}/analytics?${query}`)
       expect(res.status, res.text).toBe(200)
       const { uniqueVisitors, previous } = res.body.data
       expect(uniqueVisitors, query).toBe(distinct(zone, from, to))
+      expect(res.body.data.topCountries, `countries ${query}`).toEqual(top(zone, from, to, 'country'))
+      expect(res.body.data.topDevices, `devices ${query}`).toEqual(top(zone, from, to, 'device'))
+      expect(res.body.data.topReferrers, `referrers ${query}`).toEqual(top(zone, from, to, 'referrer'))
       expect(previous.uniqueVisitors, `previous of ${query}`).toBe(distinct(zone, previous.from, previous.to))
       const account = await client.get(`/analytics?qrCodeIds=${code.id}&${query}`)
       expect(account.status, account.text).toBe(200)
       expect(account.body.data.uniqueVisitors, `account ${query}`).toBe(uniqueVisitors)
+      expect(account.body.data.topCountries, `account ${query}`).toEqual(res.body.data.topCountries)
+      const total = scans.filter((s) => {
+        const date = localDate(s.scanned_at, zone)
+        return date >= from && date <= to
+      }).length
+      expect(account.body.data.topCodes, `account ${query}`).toEqual(
+        total > 0 ? [{ id: code.id, name: code.name, count: total }] : [],
+      )
     }
     // Periods ending today, in every zone.
     for (const zone of ZONES)

@@ -225,11 +225,18 @@ export interface ScanQuartersTable {
   count: number
 }
 
-/** Each visitor of a code once per UTC day they scanned it. */
+/**
+ * Each visitor of a code once per UTC day they scanned it: the first and last quarter hour of
+ * their scans that day, and their previous and next visit day of the code ('' when none).
+ */
 export interface ScanVisitorDatesTable {
   qr_code_id: string
   day: string
   visitor_id: string
+  first_quarter: number
+  last_quarter: number
+  previous_day: string
+  next_day: string
 }
 
 /**

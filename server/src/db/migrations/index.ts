@@ -25,6 +25,7 @@ import * as addSearchTextToQrCodeTags from './2026_11_28_1000_add_search_text_to
 import * as createPostgresSearchTexts from './2026_11_28_1010_create_postgres_search_texts.js'
 import * as createScanVisitorGaps from './2026_11_28_1100_create_scan_visitor_gaps.js'
 import * as indexPostgresSearchGrams from './2026_11_28_1200_index_postgres_search_grams.js'
+import * as addVisitLinks from './2026_11_28_1210_add_visit_links_to_scan_visitor_dates.js'
 
 /**
  * Every migration, in order. A static list (not a folder scan) so the same code runs from
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_1010_create_postgres_search_texts': createPostgresSearchTexts,
   '2026_11_28_1100_create_scan_visitor_gaps': createScanVisitorGaps,
   '2026_11_28_1200_index_postgres_search_grams': indexPostgresSearchGrams,
+  '2026_11_28_1210_add_visit_links_to_scan_visitor_dates': addVisitLinks,
 }

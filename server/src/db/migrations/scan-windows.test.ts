@@ -3,7 +3,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { splitWindow } from '../../modules/analytics/window.js'
-import { countCodeVisitors } from '../../modules/analytics/window.repository.js'
+import { countByValue, countCodeVisitors } from '../../modules/analytics/window.repository.js'
 import type { ScanEvent } from '../../modules/scans/scan-event.js'
 import { rollUp } from '../../modules/scans/scan-rollup.js'
 import { windowRows } from '../../modules/scans/scan-windows.js'
@@ -121,6 +121,11 @@ describe.each(dialects)('the scan window migrations on %s', (dialect) => {
     const v1 = rollUp(events)
     for (const [id, n] of v1.scansPerCode)
       await db.updateTable('qr_codes').set({ total_scans: n }).where('id', '=', id).execute()
+    for (let i = 0; i < v1.daily.length; i += 500)
+      await db
+        .insertInto('scan_daily')
+        .values(v1.daily.slice(i, i + 500))
+        .execute()
 
     expect((await migrator.migrateToLatest()).error).toBeUndefined()
 
@@ -173,6 +178,31 @@ describe.each(dialects)('the scan window migrations on %s', (dialect) => {
         prefixes.set(k, sum)
       }
     }
+    // Each visitor-day's first and last quarter hour (as the write path computes them) and the
+    // visit days before and after it.
+    const links = new Map<string, [string, string]>()
+    for (const [key, days] of daysOf) {
+      const [code, visitor] = key.split('|') as [string, string]
+      const sorted = [...days].sort()
+      sorted.forEach((day, i) => {
+        links.set(`${code}|${day}|${visitor}`, [sorted[i - 1] ?? '', sorted[i + 1] ?? ''])
+      })
+    }
+    expect(
+      new Map(
+        dates.map((r) => [
+          dateKey(r),
+          [Number(r.first_quarter), Number(r.last_quarter), r.previous_day, r.next_day],
+        ]),
+      ),
+    ).toEqual(
+      new Map(
+        expected.visitorDates.map((r) => [
+          dateKey(r),
+          [r.first_quarter, r.last_quarter, ...(links.get(dateKey(r)) as [string, string])],
+        ]),
+      ),
+    )
     const gaps = await db.selectFrom('scan_visitor_gaps').selectAll().execute()
     expect(
       new Map(gaps.map((r) => [`${r.qr_code_id}|${r.day}|${r.previous_day}`, Number(r.visitors)])),
@@ -184,7 +214,7 @@ describe.each(dialects)('the scan window migrations on %s', (dialect) => {
       return seed / 2 ** 31
     }
     const start = Date.parse('2025-10-25T00:00:00.000Z')
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 120; i++) {
       const from = start + Math.floor(random() * 380) * 86_400_000 + Math.floor(random() * 96) * 900_000
       const to = from + Math.floor(random() * 40 * 96 + 1) * 900_000
       const code = codes[i % 2] as string
@@ -197,6 +227,26 @@ describe.each(dialects)('the scan window migrations on %s', (dialect) => {
       ).size
       const window = `${new Date(from).toISOString()} – ${new Date(to).toISOString()}`
       expect(await countCodeVisitors(db, code, splitWindow(from, to)), window).toBe(expected)
+      // And the top lists' counts (long partial days are read as their day less the rest).
+      const values = new Map<string, number>()
+      for (const e of events) {
+        const at = Date.parse(e.scannedAt)
+        if (e.qrCodeId !== code || at < from || at >= to) continue
+        for (const [dimension, value] of [
+          ['device', e.device],
+          ['country', e.country ?? 'Unknown'],
+          ['referrer', e.referrer ?? 'Unknown'],
+        ] as const) {
+          const k = `${dimension}|${value}`
+          values.set(k, (values.get(k) ?? 0) + 1)
+        }
+      }
+      const counted = await countByValue(db, { ids: [code] }, splitWindow(from, to), [
+        'device',
+        'country',
+        'referrer',
+      ])
+      expect(new Map(counted.map((r) => [`${r.dimension}|${r.value}`, r.count])), window).toEqual(values)
     }
     expect((await migrator.migrateTo(V1)).error).toBeUndefined()
   })

@@ -90,7 +90,8 @@ async function eventsByDay(db: Db, codes: CodeSet, window: Window) {
 /**
  * Everything analytics answers about one window. The cost follows the days, quarter hours and
  * distinct values read, never the number of scans behind them (DESIGN §16), except visitors
- * at a zone's two partial UTC days, read from those days' scans.
+ * at a zone's two partial UTC days, read from those days' visitor rows (one row per visitor
+ * of that day), and visitors of several codes.
  */
 async function summarize(
   db: Db,

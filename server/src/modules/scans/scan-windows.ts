@@ -1,9 +1,10 @@
+import { sql } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
 import type { ScanQuartersTable, ScanVisitorDatesTable } from '../../db/schema.js'
 import { BatchStatement } from './batch-statement.js'
 import type { ScanEvent } from './scan-event.js'
 import { ALL_SCANS, UNKNOWN } from './scan-rollup.js'
-import { addToVisitorGaps } from './visitor-gaps.js'
+import { addToVisitorGaps, linkKnownVisits, type VisitLink } from './visitor-gaps.js'
 
 /** A 15-minute UTC bucket: every time zone's midnight falls on one (DESIGN §16). */
 export const QUARTER_MS = 900_000
@@ -34,11 +35,21 @@ export function windowRows(events: ScanEvent[]): {
     bump(e.qrCodeId, 'city', quarter, e.city ?? UNKNOWN)
     bump(e.qrCodeId, 'referrer', quarter, e.referrer ?? UNKNOWN)
     const day = e.scannedAt.slice(0, 10)
-    dates.set(`${e.qrCodeId}\0${day}\0${e.visitorId}`, {
-      qr_code_id: e.qrCodeId,
-      day,
-      visitor_id: e.visitorId,
-    })
+    const key = `${e.qrCodeId}\0${day}\0${e.visitorId}`
+    const date = dates.get(key)
+    if (date) {
+      if (quarter < date.first_quarter) date.first_quarter = quarter
+      if (quarter > date.last_quarter) date.last_quarter = quarter
+    } else
+      dates.set(key, {
+        qr_code_id: e.qrCodeId,
+        day,
+        visitor_id: e.visitorId,
+        first_quarter: quarter,
+        last_quarter: quarter,
+        previous_day: '',
+        next_day: '',
+      })
   }
   const quarters = [...counts.values()].sort(
     (a, b) =>
@@ -68,7 +79,7 @@ const addQuarterRows = new BatchStatement<ScanQuartersTable>(
 )
 
 const addVisitorDateRows = new BatchStatement<ScanVisitorDatesTable>(
-  ['qr_code_id', 'day', 'visitor_id'],
+  ['qr_code_id', 'day', 'visitor_id', 'first_quarter', 'last_quarter', 'previous_day', 'next_day'],
   (db, rows) =>
     db
       .insertInto('scan_visitor_dates')
@@ -78,8 +89,44 @@ const addVisitorDateRows = new BatchStatement<ScanVisitorDatesTable>(
 )
 
 /**
+ * A change to stored rows of scan_visitor_dates: the day's quarters widened to include
+ * `first_quarter`..`last_quarter` (null: no scan), the links set where not null.
+ */
+type VisitUpdate = VisitLink & { first_quarter: number | null; last_quarter: number | null }
+
+const updateVisitorDateRows = new BatchStatement<VisitUpdate>(
+  ['qr_code_id', 'day', 'visitor_id', 'first_quarter', 'last_quarter', 'previous_day', 'next_day'],
+  (db, rows) => {
+    // An UPDATE from a VALUES list (both dialects name its columns column1 …): stored rows are
+    // changed, never inserted. Parameters arrive untyped on PostgreSQL, hence the casts.
+    const values = sql.join(
+      rows.map(
+        (r) =>
+          sql`(${r.qr_code_id}, ${r.day}, ${r.visitor_id}, ${r.first_quarter}, ${r.last_quarter}, ${r.previous_day}, ${r.next_day})`,
+      ),
+    )
+    const first = sql`cast(v.column4 as integer)`
+    const last = sql`cast(v.column5 as integer)`
+    const query = sql`
+      update scan_visitor_dates set
+        first_quarter = case when v.column4 is not null and ${first} < scan_visitor_dates.first_quarter
+          then ${first} else scan_visitor_dates.first_quarter end,
+        last_quarter = case when v.column5 is not null and ${last} > scan_visitor_dates.last_quarter
+          then ${last} else scan_visitor_dates.last_quarter end,
+        previous_day = coalesce(cast(v.column6 as text), scan_visitor_dates.previous_day),
+        next_day = coalesce(cast(v.column7 as text), scan_visitor_dates.next_day)
+      from (values ${values}) as v
+      where scan_visitor_dates.qr_code_id = v.column1
+        and scan_visitor_dates.day = v.column2
+        and scan_visitor_dates.visitor_id = v.column3`
+    return { compile: () => query.compile(db) }
+  },
+)
+
+/**
  * Adds a batch of scans to the rollups windows in any zone read (DESIGN §16), inside the
- * batch's transaction: quarter-hour counts per dimension, visitors per UTC day, and the visit
+ * batch's transaction: quarter-hour counts per dimension, visitors per UTC day (with their
+ * first and last quarter hour that day and the visit days before and after), and the visit
  * days each new one follows (see `addToVisitorGaps` for `lastDays`).
  */
 export async function addToWindowRollups(
@@ -91,6 +138,33 @@ export async function addToWindowRollups(
   if (events.length === 0) return
   const { quarters, visitorDates } = windowRows(events)
   await addQuarterRows.run(db, dialect, quarters)
-  const added = await addVisitorDateRows.run<ScanVisitorDatesTable>(db, dialect, visitorDates)
-  await addToVisitorGaps(db, dialect, added, lastDays)
+  linkKnownVisits(visitorDates, lastDays)
+  const added = await addVisitorDateRows.run<
+    Pick<ScanVisitorDatesTable, 'qr_code_id' | 'day' | 'visitor_id'>
+  >(db, dialect, visitorDates)
+  const links = await addToVisitorGaps(db, dialect, added, lastDays)
+  // Rows the batch did not insert were there: their quarters may widen. And the links the
+  // visitor gaps found (stored days beside new ones, new days among stored ones).
+  const updates = new Map<string, VisitUpdate>()
+  const keyOf = (r: { qr_code_id: string; day: string; visitor_id: string }) =>
+    `${r.qr_code_id}\0${r.day}\0${r.visitor_id}`
+  const inserted = new Set(added.map(keyOf))
+  for (const row of visitorDates)
+    if (!inserted.has(keyOf(row))) updates.set(keyOf(row), { ...row, previous_day: null, next_day: null })
+  for (const link of links) {
+    const update = updates.get(keyOf(link))
+    if (!update) updates.set(keyOf(link), { ...link, first_quarter: null, last_quarter: null })
+    else {
+      if (link.previous_day !== null) update.previous_day = link.previous_day
+      if (link.next_day !== null) update.next_day = link.next_day
+    }
+  }
+  await updateVisitorDateRows.run(
+    db,
+    dialect,
+    [...updates.values()].sort(
+      (a, b) =>
+        compare(a.qr_code_id, b.qr_code_id) || compare(a.day, b.day) || compare(a.visitor_id, b.visitor_id),
+    ),
+  )
 }

@@ -156,6 +156,70 @@ type VisitKey = Pick<ScanVisitorDatesTable, 'qr_code_id' | 'visitor_id'>
 const keyOf = (v: VisitKey) => `${v.qr_code_id}\0${v.visitor_id}`
 
 /**
+ * A change to the previous or next visit day of one row of scan_visitor_dates (null: keep).
+ */
+export interface VisitLink {
+  qr_code_id: string
+  visitor_id: string
+  day: string
+  previous_day: string | null
+  next_day: string | null
+}
+
+/**
+ * The links of visit days `added` to a visitor's complete `stored` ones (sorted, disjoint):
+ * each added day's previous and next day, and the stored days beside an added one, whose next
+ * (or previous) day is now that one.
+ */
+export function linkChanges(
+  stored: readonly string[],
+  added: readonly string[],
+): { day: string; previousDay: string | null; nextDay: string | null }[] {
+  const fresh = new Set(added)
+  const all = [...stored, ...added].sort()
+  const out = new Map<string, { day: string; previousDay: string | null; nextDay: string | null }>()
+  const change = (day: string) => {
+    const link = out.get(day) ?? { day, previousDay: null, nextDay: null }
+    out.set(day, link)
+    return link
+  }
+  all.forEach((day, i) => {
+    if (!fresh.has(day)) return
+    const before = all[i - 1]
+    const after = all[i + 1]
+    const link = change(day)
+    link.previousDay = before ?? ''
+    link.nextDay = after ?? ''
+    if (before !== undefined && !fresh.has(before)) change(before).nextDay = day
+    if (after !== undefined && !fresh.has(after)) change(after).previousDay = day
+  })
+  return [...out.values()]
+}
+
+/**
+ * The previous and next visit day of each row of a batch whose visitor's last stored day is
+ * known (`lastDays`) and earlier: those rows are new, and follow one another from that day.
+ * Set on the rows before they are inserted, so that live scans need no second write of them.
+ */
+export function linkKnownVisits(rows: ScanVisitorDatesTable[], lastDays: ReadonlyMap<string, string>): void {
+  const chains = new Map<string, ScanVisitorDatesTable[]>()
+  for (const row of rows) {
+    const last = lastDays.get(keyOf(row))
+    if (last === undefined || row.day <= last) continue
+    const chain = chains.get(keyOf(row))
+    if (chain) chain.push(row)
+    else chains.set(keyOf(row), [row])
+  }
+  for (const [key, chain] of chains) {
+    chain.sort((a, b) => (a.day < b.day ? -1 : 1))
+    chain.forEach((row, i) => {
+      row.previous_day = i === 0 ? (lastDays.get(key) as string) : (chain[i - 1] as ScanVisitorDatesTable).day
+      row.next_day = i === chain.length - 1 ? '' : (chain[i + 1] as ScanVisitorDatesTable).day
+    })
+  }
+}
+
+/**
  * Adds visit days just stored in scan_visitor_dates to scan_visitor_gaps, inside the batch's
  * transaction. `lastDays` holds, for visitors whose row in scan_visitors this transaction read
  * or created, their last day before the batch ('' for a new visitor): when every new day is
@@ -166,10 +230,11 @@ const keyOf = (v: VisitKey) => `${v.qr_code_id}\0${v.visitor_id}`
 export async function addToVisitorGaps(
   db: Db,
   dialect: Dialect,
-  added: ScanVisitorDatesTable[],
+  added: Pick<ScanVisitorDatesTable, 'qr_code_id' | 'day' | 'visitor_id'>[],
   lastDays: ReadonlyMap<string, string>,
-): Promise<void> {
-  if (added.length === 0) return
+): Promise<VisitLink[]> {
+  const links: VisitLink[] = []
+  if (added.length === 0) return links
   const byVisitor = new Map<string, { qr_code_id: string; visitor_id: string; days: string[] }>()
   for (const row of added) {
     const key = keyOf(row)
@@ -192,6 +257,15 @@ export async function addToVisitorGaps(
     const last = lastDays.get(key)
     if (last !== undefined && (visit.days[0] as string) > last) {
       record(visit.qr_code_id, gapChanges(last === '' ? [] : [last], visit.days))
+      // The new rows were linked as inserted (linkKnownVisits); the last stored day now has a next.
+      if (last !== '')
+        links.push({
+          qr_code_id: visit.qr_code_id,
+          visitor_id: visit.visitor_id,
+          day: last,
+          previous_day: null,
+          next_day: visit.days[0] as string,
+        })
       continue
     }
     const ids = unknown.get(visit.qr_code_id)
@@ -206,6 +280,14 @@ export async function addToVisitorGaps(
       const fresh = new Set(visit.days)
       const stored = (days.get(visitorId) ?? []).filter((d) => !fresh.has(d)).sort()
       record(qrCodeId, gapChanges(stored, visit.days))
+      for (const { day, previousDay, nextDay } of linkChanges(stored, visit.days))
+        links.push({
+          qr_code_id: qrCodeId,
+          visitor_id: visitorId,
+          day,
+          previous_day: previousDay,
+          next_day: nextDay,
+        })
     }
   }
   const sorted = [...changes.values()]
@@ -233,4 +315,5 @@ export async function addToVisitorGaps(
     start = end
   }
   await setPrefixRows.run(db, dialect, prefixes)
+  return links
 }
