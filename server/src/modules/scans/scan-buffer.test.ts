@@ -45,6 +45,40 @@ describe('the scan buffer at shutdown', () => {
     expect(await droppedSoFar()).toBe(dropped)
   })
 
+  it('waits for a write in flight when nothing else waits, and writes its batch again if it fails', async () => {
+    const stored: ScanEvent[] = []
+    let attempts = 0
+    let release: () => void = () => {}
+    const buffer = new ScanBuffer(async (events) => {
+      attempts++
+      if (attempts === 1) {
+        // The timer's write, still running when close() is called, and then failing.
+        await new Promise<void>((resolve) => {
+          release = resolve
+        })
+        throw new Error('the scan writer thread exited (1)')
+      }
+      stored.push(...events)
+      return events.length
+    }, logger)
+    for (let i = 0; i < 20; i++) buffer.push(scan(i))
+    const inFlight = buffer.flush()
+    expect(buffer.pending).toBe(0)
+
+    let closed = false
+    const closing = buffer.close(10_000).then(() => {
+      closed = true
+    })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(closed).toBe(false)
+    release()
+    await Promise.all([inFlight, closing])
+
+    expect(attempts).toBe(2)
+    expect(stored).toHaveLength(20)
+    expect(buffer.pending).toBe(0)
+  })
+
   it('gives up when its allowance is spent and counts what it could not write as dropped', async () => {
     const buffer = new ScanBuffer(async () => {
       throw new Error('database is locked')

@@ -84,7 +84,16 @@ export class ScanBuffer {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
     const giveUpAt = Date.now() + deadlineMs
-    while (this.events.length > 0) {
+    // A write in flight (the timer's, or one a full buffer started) holds its batch outside
+    // `events`, and puts it back if it fails: it ends before the buffer counts as empty. Without
+    // this, a close that found `events` empty returned at once, the writer's thread was
+    // stopped mid-write, and that batch was lost without a word (seen under load: every scan
+    // of a SIGTERM test).
+    while (this.events.length > 0 || this.writing) {
+      if (this.writing) {
+        await this.writing
+        continue
+      }
       const before = this.events.length
       await this.flush()
       if (this.events.length < before) continue
