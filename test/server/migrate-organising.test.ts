@@ -16,6 +16,32 @@ const BEFORE_TAG_TEXT = '2026_11_27_1010_create_login_links'
 const BEFORE_GRAM_INDEX = '2026_11_28_1100_create_scan_visitor_gaps'
 const NOW = '2026-11-24T12:00:00.000Z'
 
+/** A code row as the versions before these migrations wrote it (no column they add). */
+function legacyCode(
+  n: number,
+  name: string,
+  content: string,
+  tags: string[],
+  deletedAt: string | null = null,
+) {
+  return {
+    id: `00000000-0000-4000-8000-00000000000${n}`,
+    account_id: 'acc-v1',
+    name,
+    type: 'static',
+    content_type: 'text',
+    content,
+    is_active: 1,
+    created_at: `2026-11-24T12:00:0${n}.000Z`,
+    updated_at: NOW,
+    deleted_at: deletedAt,
+    tags: JSON.stringify(tags),
+    // Folded (lower-cased), fields joined by U+001F.
+    search_text: `${name}\u001f${content}\u001f\u001f\u001f`.toLowerCase(),
+    name_key: name.toLowerCase(),
+  }
+}
+
 describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
   const cleanups: (() => Promise<void> | void)[] = []
   afterAll(async () => {
@@ -156,28 +182,7 @@ describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
 
   it('upgrade a database of tagged codes: a tag with a search finds what it found before', async () => {
     const { handle, databaseUrl } = await databaseAt(BEFORE_TAG_TEXT)
-    const code = (
-      n: number,
-      name: string,
-      content: string,
-      tags: string[],
-      deletedAt: string | null = null,
-    ) => ({
-      id: `00000000-0000-4000-8000-00000000000${n}`,
-      account_id: 'acc-v1',
-      name,
-      type: 'static',
-      content_type: 'text',
-      content,
-      is_active: 1,
-      created_at: `2026-11-24T12:00:0${n}.000Z`,
-      updated_at: NOW,
-      deleted_at: deletedAt,
-      tags: JSON.stringify(tags),
-      // As that version wrote it (lower-cased, fields joined by U+001F).
-      search_text: `${name}\u001f${content}\u001f\u001f\u001f`.toLowerCase(),
-      name_key: name.toLowerCase(),
-    })
+    const code = legacyCode
     const codes = [
       code(1, 'Table 1', 'menu', ['vip', 'menu']),
       code(2, 'Table 12', 'menu', ['vip']),
@@ -227,22 +232,8 @@ describe.each(dialects())('the tags and search migrations on %s', (dialect) => {
 
   it('upgrade a database of codes: terms of 1 and 2 characters find what they found before, and follow writes', async () => {
     const { handle, databaseUrl } = await databaseAt(BEFORE_GRAM_INDEX)
-    const code = (n: number, name: string, content: string, deletedAt: string | null = null) => ({
-      id: `00000000-0000-4000-8000-00000000000${n}`,
-      account_id: 'acc-v1',
-      name,
-      type: 'static',
-      content_type: 'text',
-      content,
-      is_active: 1,
-      created_at: `2026-11-24T12:00:0${n}.000Z`,
-      updated_at: NOW,
-      deleted_at: deletedAt,
-      tags: '[]',
-      // As that version wrote it (folded, fields joined by U+001F).
-      search_text: `${name}\u001f${content}\u001f\u001f\u001f`.toLowerCase(),
-      name_key: name.toLowerCase(),
-    })
+    const code = (n: number, name: string, content: string, deletedAt: string | null = null) =>
+      legacyCode(n, name, content, [], deletedAt)
     await handle.db
       .insertInto('qr_codes')
       .values([
