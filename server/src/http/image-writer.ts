@@ -4,9 +4,10 @@ import type { ImageAnswer, ImageResult } from '../modules/images/images.service.
 
 /**
  * The one image writer's headers, for every path that serves a QR image (the API's image
- * routes in Express, the fast image path, a showcase's page image): caching, the ETag (a
- * matching If-None-Match was already turned into `notModified`), the type, and the download
- * name. Returns what is left to send, for Express (`res.send`) or the bare response.
+ * routes in Express, the fast image path, a showcase's page image): the ETag (a matching
+ * If-None-Match was already turned into `notModified`), the type, the download name, and a
+ * `Cache-Control` only when given: every /api/v1 answer already carries the request's
+ * `no-store` (request.ts), so only a page image outside the API passes its own. Returns what is left to send, for Express (`res.send`) or the bare response.
  */
 export const imageAnswer: ImageAnswer = (res, result, cacheControl) => {
   if (cacheControl !== undefined) res.setHeader('Cache-Control', cacheControl)

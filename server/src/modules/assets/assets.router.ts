@@ -30,7 +30,7 @@ export function createAssetsRouter(ctx: Ctx, deps: AssetsRouterDeps) {
       const png = await assets.getAssetPngOrThrow(ctx, req.auth.accountId, params.id)
       const etag = `"${createHash('sha1').update(png).digest('base64url')}"`
       const image = { format: 'png' as const, body: png, contentType: 'image/png', etag }
-      const answer = deps.imageAnswer(res, { notModified: false, image, attachment: undefined }, 'no-store')
+      const answer = deps.imageAnswer(res, { notModified: false, image, attachment: undefined })
       return { status: 200, body: answer.body as unknown as Blob }
     },
     delete: async ({ params, req }) => {

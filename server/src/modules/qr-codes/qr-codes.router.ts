@@ -34,8 +34,9 @@ export function createQrCodesRouter(ctx: Ctx, deps: QrCodesRouterDeps) {
         query,
         req.get('if-none-match'),
       )
-      // DESIGN §10: every /api/v1 answer is no-store; the ETag still saves the bytes (304).
-      const answer = deps.imageAnswer(res, result, 'no-store')
+      // DESIGN §10: every /api/v1 answer is no-store (the request's begin set it); the ETag
+      // still saves the bytes (304).
+      const answer = deps.imageAnswer(res, result)
       return answer.status === 304
         ? { status: 304 as const, body: undefined }
         : { status: 200 as const, body: answer.body as unknown as Blob }
@@ -45,7 +46,7 @@ export function createQrCodesRouter(ctx: Ctx, deps: QrCodesRouterDeps) {
     (format: 'png' | 'svg') =>
     async (input: { body: PreviewQrCode; req: Pick<Request, 'auth'>; res: Response }) => {
       const result = await renderPreview(ctx, input.req.auth.accountId, format, input.body)
-      const answer = deps.imageAnswer(input.res, result, 'no-store')
+      const answer = deps.imageAnswer(input.res, result)
       return { status: 200 as const, body: answer.body as unknown as Blob }
     }
 
