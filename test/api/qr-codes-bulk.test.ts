@@ -1,4 +1,5 @@
 import { ManualClock } from '@qrctl/server'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dialects, startServer, type TestServer } from '../support/server.js'
 import {
@@ -135,6 +136,52 @@ describe.each(dialects())('bulk changes on %s', (dialect) => {
       expectError(res, 400, 'validation_error')
       expect(res.body.details.issues.map((i: { path: string }) => i.path)).toContain(path)
       expect((await get(client, code.id)).isActive).toBe(true)
+    })
+  })
+
+  describe('one transaction each (DESIGN §17)', () => {
+    /** Makes the database refuse any change to one code, as a fault would midway through a request. */
+    async function refuseChangesTo(id: string): Promise<() => Promise<void>> {
+      const db = server.ctx.db
+      if (dialect === 'sqlite') {
+        await sql`create trigger refuse_one before update on qr_codes when old.id = ${sql.lit(id)}
+          begin select raise(abort, 'injected fault'); end`.execute(db)
+        return async () => void (await sql`drop trigger refuse_one`.execute(db))
+      }
+      await sql`create function refuse_one() returns trigger language plpgsql as
+        $$ begin raise exception 'injected fault'; end $$`.execute(db)
+      await sql`create trigger refuse_one before update on qr_codes for each row
+        when (old.id = ${sql.lit(id)}) execute function refuse_one()`.execute(db)
+      return async () => {
+        await sql`drop trigger refuse_one on qr_codes`.execute(db)
+        await sql`drop function refuse_one()`.execute(db)
+      }
+    }
+
+    it('changes none of the codes when the last one fails: bulk-update and bulk-delete roll back whole', async () => {
+      const client = await freshClient()
+      const a = await createCode(client, textCode({ tags: ['keep'] }))
+      const b = await createCode(client, textCode({ tags: ['keep'] }))
+      const c = await createCode(client, textCode({ tags: ['keep'] }))
+      const allow = await refuseChangesTo(c.id)
+      try {
+        const update = await client.post('/qr-codes/bulk-update', {
+          ids: [a.id, b.id, c.id],
+          set: { isActive: false },
+          addTags: ['gone'],
+        })
+        expect(update.status, update.text).toBeGreaterThanOrEqual(500)
+        const del = await client.post('/qr-codes/bulk-delete', { ids: [a.id, b.id, c.id] })
+        expect(del.status, del.text).toBeGreaterThanOrEqual(500)
+      } finally {
+        await allow()
+      }
+      for (const code of [a, b, c]) {
+        const now = await get(client, code.id)
+        expect([now.isActive, now.tags, now.updatedAt]).toEqual([true, ['keep'], code.updatedAt])
+      }
+      expect((await client.get('/qr-codes?tag=keep')).body.total).toBe(3)
+      expect((await client.get('/qr-codes?tag=gone')).body.total).toBe(0)
     })
   })
 
