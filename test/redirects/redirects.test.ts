@@ -23,6 +23,7 @@ describe.each(dialects())('GET /r/{shortCode} on %s', (dialect) => {
       expect(res.headers.get('cache-control')).toBe('no-store')
       expect(res.headers.get('x-robots-tag')).toBe('noindex')
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff')
       expect(res.text).toBe('')
     })
 

@@ -33,7 +33,7 @@ import { createScanReservations } from '../modules/redirects/scan-reservations.j
 import { type UserAgentDetails, userAgentDetails } from '../modules/scans/scan-details.js'
 import type { ScanRecorder } from '../modules/scans/scan-recorder.js'
 import { clientAddress } from './client-address.js'
-import { beginRequest, finishRequest, type RequestStart } from './request.js'
+import { finishRequest, type RequestStart, startRequest, withRequestHeaders } from './request.js'
 
 const outcomes = new Counter({
   name: 'qrctl_redirects_total',
@@ -97,14 +97,19 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
   const lockout = new PasswordLockout()
   const reservations = createScanReservations(ctx)
 
+  /** Every answer is one `writeHead` with the request's own headers in it (`withRequestHeaders`). */
   const sendPage = (
     res: ServerResponse,
+    start: RequestStart,
     status: number,
     body: string,
     extra: Record<string, string> = {},
     headers: Record<string, string> = PAGE_HEADERS,
   ) => {
-    res.writeHead(status, { ...headers, ...extra, 'Content-Length': Buffer.byteLength(body) })
+    res.writeHead(
+      status,
+      withRequestHeaders(start, { ...headers, ...extra, 'Content-Length': Buffer.byteLength(body) }),
+    )
     res.end(body)
   }
 
@@ -171,12 +176,15 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
   /** The 302, then the scan (after the answer: DESIGN §7). Bots and HEAD are sent on, not counted. */
   const redirect = (scan: Scan, qrCodeId: string, location: string) => {
     const { req, res, start } = scan
-    res.writeHead(302, {
-      Location: location,
-      'Cache-Control': 'no-store',
-      'X-Robots-Tag': 'noindex',
-      'Content-Length': '0',
-    })
+    res.writeHead(
+      302,
+      withRequestHeaders(start, {
+        Location: location,
+        'Cache-Control': 'no-store',
+        'X-Robots-Tag': 'noindex',
+        'Content-Length': '0',
+      }),
+    )
     res.end()
     const isCounted =
       req.method !== 'HEAD' &&
@@ -193,14 +201,15 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
     const { req, res, start } = scan
     switch (resolution.kind) {
       case 'not_found':
-        sendPage(res, 404, notFoundPage(scan.shortCode))
+        sendPage(res, start, 404, notFoundPage(scan.shortCode))
         return finish(req, start, 404, 'not_found')
       case 'gone':
-        sendPage(res, 410, GONE_PAGES[resolution.reason]())
+        sendPage(res, start, 410, GONE_PAGES[resolution.reason]())
         return finish(req, start, 410, resolution.reason === 'inactive' ? 'gone' : resolution.reason)
       case 'password':
         sendPage(
           res,
+          start,
           200,
           passwordPage(formAction(scan), scan.referer ?? '', false),
           {},
@@ -238,12 +247,14 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
     if (unavailable) {
       ctx.logger.warn({ err: error, requestId: start.id }, 'redirect lookup: database unavailable')
       if (!res.headersSent)
-        sendPage(res, 503, unavailablePage(), { 'Retry-After': String(unavailable.details.retryAfter) })
+        sendPage(res, start, 503, unavailablePage(), {
+          'Retry-After': String(unavailable.details.retryAfter),
+        })
       else res.end()
       return finish(req, start, 503, 'unavailable')
     }
     ctx.logger.error({ err: error, requestId: start.id }, 'redirect lookup failed')
-    if (!res.headersSent) sendPage(res, 500, errorPage())
+    if (!res.headersSent) sendPage(res, start, 500, errorPage())
     else res.end()
     finish(req, start, 500, 'error')
   }
@@ -262,7 +273,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
     const key = lockout.key(target.qrCodeId, scan.address())
     const retryAfter = lockout.begin(key, ctx.clock.now().getTime())
     if (retryAfter > 0) {
-      sendPage(res, 429, lockedPage(retryAfter), { 'Retry-After': String(retryAfter) })
+      sendPage(res, start, 429, lockedPage(retryAfter), { 'Retry-After': String(retryAfter) })
       return finish(req, start, 429, 'locked')
     }
     let right = false
@@ -272,7 +283,14 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
       lockout.settle(key, right, ctx.clock.now().getTime())
     }
     if (!right) {
-      sendPage(res, 401, passwordPage(formAction(scan), scan.referer ?? '', true), {}, PASSWORD_PAGE_HEADERS)
+      sendPage(
+        res,
+        start,
+        401,
+        passwordPage(formAction(scan), scan.referer ?? '', true),
+        {},
+        PASSWORD_PAGE_HEADERS,
+      )
       return finish(req, start, 401, 'wrong_password')
     }
     answer(scan, resolveRedirect(target, scan.facts, true), target)
@@ -292,7 +310,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
     req.on('error', (error) => fail(req, res, start, error))
     req.on('end', () => {
       if (refused) {
-        sendPage(res, 400, badFormPage())
+        sendPage(res, start, 400, badFormPage())
         return finish(req, start, 400, 'bad_form')
       }
       const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'))
@@ -308,11 +326,11 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
       const method = req.method
       if (!url?.startsWith('/r/') || (method !== 'GET' && method !== 'HEAD' && method !== 'POST'))
         return false
-      const start = beginRequest(req, res)
+      const start = startRequest(req)
       const shortCode = parseShortCode(url)
       if (!shortCode) {
         req.resume()
-        sendPage(res, 404, notFoundPage(undefined))
+        sendPage(res, start, 404, notFoundPage(undefined))
         finish(req, start, 404, 'not_found')
         return true
       }

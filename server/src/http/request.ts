@@ -15,22 +15,51 @@ export interface RequestStart {
   id: string
   /** `performance.now()` when the request began. */
   started: number
+  /** Under `/api/v1`: its answers are never cached (see `withRequestHeaders`). */
+  api: boolean
 }
 
 /** Anything shaped like an API key, in a path someone pasted one into. */
 const KEY_IN_PATH = /qrk_[A-Za-z0-9]*/g
 
 /**
- * Begins a request: its id, its timer, and the headers every answer of its kind carries.
+ * Begins a request (its id and its timer) without touching the response: for a path that
+ * writes its whole answer in one `writeHead`, with `withRequestHeaders` (the redirect path).
+ * Node's `writeHead` takes its object as it is only while no header has been set before;
+ * after a `setHeader` it sets each of them again, one call each.
+ */
+export function startRequest(req: IncomingMessage): RequestStart {
+  return {
+    id: requestIdFrom(req.headers['x-request-id']),
+    started: performance.now(),
+    api: req.url?.startsWith(API_PREFIX) === true,
+  }
+}
+
+/**
+ * Adds the headers every answer of the request's kind carries to `headers`, and gives it back.
  * Every `/api/v1` answer (images, errors, 401s, 404s, 429s) is `nosniff` and `no-store`
  * (DESIGN §10): a key's secret or an account's data never sits in a shared cache. Routes
- * outside the API set their own caching (short links, pages, stylesheets).
+ * outside the API set their own caching (short links, pages, stylesheets). Properties are
+ * added to the caller's object, not spread into a new one: a spread on every redirect cost
+ * more than the `setHeader` calls it replaced.
  */
+export function withRequestHeaders<T extends Record<string, string | number>>(
+  start: RequestStart,
+  headers: T,
+): T {
+  const all = headers as Record<string, string | number>
+  all['X-Request-Id'] = start.id
+  all['X-Content-Type-Options'] = 'nosniff'
+  if (start.api) all['Cache-Control'] = 'no-store'
+  return headers
+}
+
+/** `startRequest`, with the request's headers set on the response now: for Express and the image path. */
 export function beginRequest(req: IncomingMessage, res: ServerResponse): RequestStart {
-  const start = { id: requestIdFrom(req.headers['x-request-id']), started: performance.now() }
-  res.setHeader('X-Request-Id', start.id)
-  res.setHeader('X-Content-Type-Options', 'nosniff')
-  if (req.url?.startsWith(API_PREFIX)) res.setHeader('Cache-Control', 'no-store')
+  const start = startRequest(req)
+  for (const [name, value] of Object.entries(withRequestHeaders<Record<string, string>>(start, {})))
+    res.setHeader(name, value)
   return start
 }
 
@@ -46,14 +75,20 @@ export interface RequestEnd {
   outcome?: string
 }
 
-/** The duration series of a method, route and status, bound once rather than per request. */
-const series = new Map<string, (seconds: number) => void>()
+/**
+ * The duration series of a route, status and method, bound once rather than per request, and
+ * found without building a key (maps by route, then status, then method).
+ */
+const series = new Map<string, Map<number, Map<string, (seconds: number) => void>>>()
 function durationSeries(method: string, route: string, status: number) {
-  const key = `${method} ${route} ${status}`
-  let found = series.get(key)
+  let byStatus = series.get(route)
+  if (!byStatus) series.set(route, (byStatus = new Map()))
+  let byMethod = byStatus.get(status)
+  if (!byMethod) byStatus.set(status, (byMethod = new Map()))
+  let found = byMethod.get(method)
   if (!found) {
     found = histogramSeries(httpDuration, { method, route, status: String(status) })
-    series.set(key, found)
+    byMethod.set(method, found)
   }
   return found
 }
