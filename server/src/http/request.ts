@@ -58,8 +58,8 @@ export function withRequestHeaders<T extends Record<string, string | number>>(
 /** `startRequest`, with the request's headers set on the response now: for Express and the image path. */
 export function beginRequest(req: IncomingMessage, res: ServerResponse): RequestStart {
   const start = startRequest(req)
-  for (const [name, value] of Object.entries(withRequestHeaders<Record<string, string>>(start, {})))
-    res.setHeader(name, value)
+  const headers = withRequestHeaders<Record<string, string>>(start, {})
+  for (const name in headers) res.setHeader(name, headers[name] as string)
   return start
 }
 
