@@ -149,6 +149,8 @@ export interface LoadOptions {
   headers?: Record<string, string>
   /** Fresh headers per request. */
   headersPerRequest?: () => Record<string, string>
+  /** GET unless told (HEAD: a redirect that is answered but not counted). */
+  method?: 'GET' | 'HEAD'
 }
 
 /** One autocannon run; latency percentiles from every response's exact time. */
@@ -159,6 +161,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections,
     duration: options.durationSeconds,
     headers: options.headers,
+    method: options.method ?? 'GET',
     requests: options.headersPerRequest
       ? [
           {

@@ -1,0 +1,142 @@
+/**
+ * Server CPU per request of two (or more) builds of the server, run at the same time on the
+ * same core, so whatever else the shared machine does in a moment hits every build alike.
+ * Rounds of throughput measured one build after another moved by 2–3× here; CPU per request of
+ * builds sharing a core, read from /proc, moves by a few per cent (docs/performance.md, #14.4).
+ *
+ *   BENCH_SERVERS=/path/to/old/server/dist/main.js,server/dist/main.js npm run bench:builds -w @qrctl/bench
+ *
+ * The builds are listed twice, the second time in reverse order (A B B A): a server that
+ * serves more requests spreads its timers and idle work over more of them, and the order the
+ * load starts in favours the first. Scenarios (BENCH_SCENARIOS, comma-separated):
+ *
+ * - `counted`: GET /r/{code} from the benchmark's 50,000 scanners (scanners.ts): a counted scan
+ *   with its enrichment, buffered and written by the scan writer thread;
+ * - `head`: HEAD /r/{code}: the redirect answered and not counted (the request's own steps);
+ * - `image`: GET /api/v1/qr-codes/{id}/image.png, a cached 512 px image with an API key.
+ *
+ * Each server gets its own fresh SQLite file and 16 connections. Reported per build: CPU per
+ * request of the whole process and of its main thread (the rest is the scan writer thread and
+ * V8's helpers), summed over the rounds after a warm-up round, and the ratio to the first build.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { freePort, load, ROOT, requireBuild, round, SERVER_MAIN, startQrctl } from './redirect-support.js'
+import { scannerHeaders } from './scanners.js'
+
+const BUILDS = (process.env.BENCH_SERVERS ?? SERVER_MAIN).split(',').map((path) => resolve(ROOT, path))
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6)
+const CONNECTIONS = 16
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'counted,head,image').split(',')
+
+/** utime + stime in ms of a process, or of one of its threads. */
+function cpuMs(pid: number, tid?: number): number {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8')
+  const fields = stat.split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+interface Server {
+  build: string
+  port: number
+  apiKey: string
+  shortCode: string
+  id: string
+  pid: number
+  stop: () => Promise<number | null>
+  dir: string
+}
+
+async function start(build: string): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), 'qrctl-builds-'))
+  const port = await freePort()
+  const child = await startQrctl(join(dir, 'qrctl.db'), port, {}, undefined, build)
+  if (!child.apiKey || !child.process.pid) throw new Error(`no key from ${build}: ${child.output()}`)
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/qr-codes`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${child.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'bench',
+      type: 'dynamic',
+      contentType: 'url',
+      content: 'https://example.com/x',
+    }),
+  })
+  if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`)
+  const { data } = (await res.json()) as { data: { id: string; shortCode: string } }
+  return {
+    build,
+    port,
+    apiKey: child.apiKey,
+    shortCode: data.shortCode,
+    id: data.id,
+    pid: child.process.pid,
+    stop: child.stop,
+    dir,
+  }
+}
+
+function request(server: Server, scenario: string) {
+  const base = `http://127.0.0.1:${server.port}`
+  if (scenario === 'image')
+    return {
+      url: `${base}/api/v1/qr-codes/${server.id}/image.png?size=512`,
+      headers: { authorization: `Bearer ${server.apiKey}` },
+    }
+  return {
+    url: `${base}/r/${server.shortCode}`,
+    headersPerRequest: scannerHeaders,
+    method: scenario === 'head' ? ('HEAD' as const) : ('GET' as const),
+  }
+}
+
+async function measure(scenario: string) {
+  const order = [...BUILDS, ...[...BUILDS].reverse()]
+  const servers: Server[] = []
+  for (const build of order) servers.push(await start(build))
+  const sums = servers.map(() => ({ all: 0, main: 0, requests: 0 }))
+  try {
+    for (let r = 0; r <= ROUNDS; r++) {
+      const before = servers.map((s) => ({ all: cpuMs(s.pid), main: cpuMs(s.pid, s.pid) }))
+      const results = await Promise.all(
+        servers.map((s) =>
+          load({ connections: CONNECTIONS, durationSeconds: SECONDS, ...request(s, scenario) }),
+        ),
+      )
+      if (r === 0) continue // warm-up
+      servers.forEach((s, i) => {
+        const sum = sums[i] as (typeof sums)[number]
+        sum.all += cpuMs(s.pid) - (before[i]?.all ?? 0)
+        sum.main += cpuMs(s.pid, s.pid) - (before[i]?.main ?? 0)
+        sum.requests += results[i]?.completed ?? 0
+      })
+    }
+  } finally {
+    for (const s of servers) {
+      await s.stop()
+      rmSync(s.dir, { recursive: true, force: true })
+    }
+  }
+  const load1 = readFileSync('/proc/loadavg', 'utf8').split(' ')[0]
+  const perBuild = BUILDS.map((build) => {
+    const mine = sums.filter((_, i) => order[i] === build)
+    const requests = mine.reduce((n, s) => n + s.requests, 0)
+    return {
+      build,
+      requests,
+      cpuUs: (mine.reduce((n, s) => n + s.all, 0) * 1000) / requests,
+      mainUs: (mine.reduce((n, s) => n + s.main, 0) * 1000) / requests,
+    }
+  })
+  const first = perBuild[0] as (typeof perBuild)[number]
+  console.log(`\n${scenario} (${ROUNDS} rounds of ${SECONDS} s, load average ${load1} at the end)`)
+  for (const b of perBuild)
+    console.log(
+      `  ${b.build}: ${round(b.cpuUs, 1)} µs CPU per request (${round(b.cpuUs / first.cpuUs, 3)}×), main thread ${round(b.mainUs, 1)} µs (${round(b.mainUs / first.mainUs, 3)}×), ${b.requests} requests`,
+    )
+}
+
+requireBuild()
+for (const scenario of SCENARIOS) await measure(scenario)
