@@ -137,6 +137,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
     let country: string | null | undefined
     let language: string | null | undefined
     let query: URLSearchParams | undefined
+    let now: Date | undefined
     const scan: Scan = {
       req,
       res,
@@ -153,7 +154,11 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
         return address
       },
       facts: {
-        now: ctx.clock.now(),
+        // Read when a decision needs it (an expiry, a time rule): most redirects need none.
+        get now() {
+          now ??= ctx.clock.now()
+          return now
+        },
         device: () => scan.agent().device,
         os: () => ruleOsOf(scan.agent().os),
         country: () => {
