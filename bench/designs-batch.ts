@@ -10,19 +10,25 @@
  * to core 1 (one check thread) and given both cores (two check threads; this process only
  * waits for the answer meanwhile). BENCH_SERVER_CORES=1 (or 0,1) measures one of them.
  *
+ * BENCH_BEFORE=DIR (another checkout, built, e.g. /work/main) measures its server too, in the
+ * same run: for each placement, before and this tree one after the other, then again in the
+ * other order, so a slow moment of the shared machine does not fall on one side only.
+ *
  *   npm run build && npm run bench:designs-batch -w @qrctl/bench
  *   BENCH_ROUNDS=5 BENCH_BATCH=100 npm run bench:designs-batch -w @qrctl/bench
+ *   BENCH_BEFORE=/work/main npm run bench:designs-batch -w @qrctl/bench
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Style } from '@qrctl/contract'
 import sharp from 'sharp'
-import { freePort, requireBuild, startQrctl } from './redirect-support.js'
+import { freePort, requireBuild, SERVER_MAIN, startQrctl } from './redirect-support.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const BATCH = Number(process.env.BENCH_BATCH ?? 100)
 const PLACEMENTS = (process.env.BENCH_SERVER_CORES ?? '1;0,1').split(';')
+const BEFORE = process.env.BENCH_BEFORE && join(process.env.BENCH_BEFORE, 'server/dist/main.js')
 
 /** The design of bench:designs: dots, rounded finders, gradient, logo, box frame. */
 const design = (assetId: string): Style => ({
@@ -115,11 +121,11 @@ interface Figures {
   probe: number[]
 }
 
-/** The rounds against one server pinned to `cores`. */
-async function measure(cores: string): Promise<Figures> {
+/** The rounds against one server (`main`, a build's server/dist/main.js) pinned to `cores`. */
+async function measure(cores: string, main = SERVER_MAIN): Promise<Figures> {
   const dir = mkdtempSync(join(tmpdir(), 'qrctl-bench-designs-'))
   const port = await freePort()
-  const server = await startQrctl(join(dir, 'qrctl.db'), port, { LOG_LEVEL: 'warn' }, cores)
+  const server = await startQrctl(join(dir, 'qrctl.db'), port, { LOG_LEVEL: 'warn' }, cores, main)
   try {
     if (!server.apiKey) throw new Error(`no API key in the server's output:\n${server.output()}`)
     const api = { base: `http://127.0.0.1:${port}`, apiKey: server.apiKey }
@@ -150,17 +156,42 @@ async function main(): Promise<void> {
   requireBuild()
   const loadBefore = loadAverage()
   let report = ''
-  for (const cores of PLACEMENTS) {
-    const { wall, cpu, probe } = await measure(cores)
+  const line = (label: string, figures: Figures) => {
+    const { wall, cpu, probe } = figures
     const styled = median(wall.styled)
     const plain = median(wall.plain)
-    report +=
-      `server on core${cores.includes(',') ? 's' : ''} ${cores}:\n` +
+    return (
+      `${label}:\n` +
       `  plain (no style, no decode check)   ${seconds(plain)} s wall  ${seconds(median(cpu.plain))} s server CPU\n` +
       `  styled (decode check of each item)  ${seconds(styled)} s wall  ${seconds(median(cpu.styled))} s server CPU  ${(styled / plain).toFixed(1)}× plain\n` +
       `    per styled code: ${(styled / BATCH).toFixed(0)} ms wall, ${(median(cpu.styled) / BATCH).toFixed(0)} ms server CPU\n` +
       `    slowest GET /healthz during the styled batch: ${median(probe).toFixed(0)} ms\n` +
       `    ${BATCH === 100 ? '' : '(scaled to 100) '}100 styled codes in < 5 s: ${(styled * 100) / BATCH < 5000 ? 'met' : 'MISSED'}\n`
+    )
+  }
+  for (const cores of PLACEMENTS) {
+    const where = `server on core${cores.includes(',') ? 's' : ''} ${cores}`
+    if (!BEFORE) {
+      report += line(where, await measure(cores))
+      continue
+    }
+    // before, this tree, this tree, before: each side once early and once late.
+    const runs: Record<'before' | 'after', Figures[]> = { before: [], after: [] }
+    for (const side of ['before', 'after', 'after', 'before'] as const) {
+      const load = loadAverage()
+      const figures = await measure(cores, side === 'before' ? BEFORE : SERVER_MAIN)
+      runs[side].push(figures)
+      report += line(
+        `${where}, ${side === 'before' ? `before (${BEFORE})` : 'this tree'} (load ${load} before it)`,
+        figures,
+      )
+    }
+    const styled = (side: 'before' | 'after', kind: 'wall' | 'cpu') =>
+      median(runs[side].flatMap((figures) => figures[kind].styled))
+    report +=
+      `  ${where}, styled, before / this tree (medians of both runs): ` +
+      `wall ${(styled('before', 'wall') / styled('after', 'wall')).toFixed(3)}×, ` +
+      `server CPU ${(styled('before', 'cpu') / styled('after', 'cpu')).toFixed(3)}×\n\n`
   }
   process.stdout.write(
     `POST /qr-codes/batch, ${BATCH} dynamic codes, ${ROUNDS} rounds, medians (SQLite; load average ${loadBefore} before, ${loadAverage()} after)\n\n${report}`,

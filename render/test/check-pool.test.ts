@@ -49,6 +49,27 @@ const dyingThread = () =>
     { eval: true },
   )
 
+/**
+ * A thread that answers each check 50 ms after it gets it, one at a time, and says in `reason`
+ * how many checks it already held (unanswered) when that one arrived.
+ */
+const countingThread = () =>
+  new Worker(
+    `const { parentPort } = require('node:worker_threads')
+     const held = []
+     const answerNext = () => setTimeout(() => {
+       parentPort.postMessage({ id: held[0].id, result: { ok: true, checks: [], reason: held[0].reason } })
+       held.shift()
+       if (held.length > 0) answerNext()
+     }, 50)
+     parentPort.on('message', (task) => {
+       held.push({ id: task.id, reason: String(held.length) })
+       if (held.length === 1) answerNext()
+     })
+     parentPort.postMessage({ ready: true })`,
+    { eval: true },
+  )
+
 describe('the decode-check pool', () => {
   it('gives the verdict the calling thread gives, for passing and failing designs', async () => {
     pool = createDecodeCheckPool({ size: 2, runHereWhileStarting: false })
@@ -107,6 +128,27 @@ describe('the decode-check pool', () => {
     pool = createDecodeCheckPool({ size: 1, onError, startThread: dyingThread, runHereWhileStarting: false })
     expect(await pool.check(PAYLOAD, UNSCANNABLE)).toEqual(await decodeCheck(PAYLOAD, UNSCANNABLE))
     expect(String(onError.mock.calls[0]?.[0])).toMatch(/exited \(code 3\)/)
+  })
+
+  it('hands a busy thread its next check early while more wait than there are threads, not the last ones', async () => {
+    pool = createDecodeCheckPool({ size: 1, startThread: countingThread, runHereWhileStarting: false })
+    const payloads = Array.from({ length: 4 }, (_, i) => `${PAYLOAD}${i}`)
+    const results = await Promise.all(payloads.map((p) => pool?.check(p, SCANNABLE)))
+    // The 2nd arrives while the 1st runs (3 were waiting for 1 thread), the 3rd as the 2nd
+    // starts (2 waiting); the last waits in the pool until the thread is free.
+    expect(results.map((r) => r?.reason)).toEqual(['0', '1', '1', '0'])
+  })
+
+  it('runs every check it had handed to a thread that dies, running or waiting there', async () => {
+    const onError = vi.fn()
+    pool = createDecodeCheckPool({ size: 1, onError, startThread: dyingThread, runHereWhileStarting: false })
+    const cases: Array<[string, Style]> = [
+      [PAYLOAD, UNSCANNABLE],
+      [`${PAYLOAD}2`, SCANNABLE],
+      [`${PAYLOAD}3`, UNSCANNABLE],
+    ]
+    const results = await Promise.all(cases.map(([p, s]) => pool?.check(p, s)))
+    expect(results).toEqual(await Promise.all(cases.map(([p, s]) => decodeCheck(p, s))))
   })
 
   it('gives up on a thread that never gets ready', async () => {
