@@ -17,6 +17,7 @@ import * as codesRepo from './analytics.repository.js'
 import { resolveWindow, type Split, splitWindow, type Window } from './window.js'
 import {
   type CodeSet,
+  countBefore,
   countByQuarter,
   countByUtcDay,
   countByValue,
@@ -25,6 +26,7 @@ import {
   countVisitorsUntilNow,
   earliestCreationOf,
   lifetimeByValue,
+  runningIds,
   topCodes,
 } from './window.repository.js'
 
@@ -75,6 +77,17 @@ async function eventsByDay(db: Db, codes: CodeSet, window: Window) {
     const counts =
       window.countTo > window.countFrom ? await countByUtcDay(db, codes, window.from, last) : new Map()
     return window.dates.map((date) => ({ date, count: date <= last ? (counts.get(date) ?? 0) : 0 }))
+  }
+  const ids = runningIds(codes)
+  if (ids) {
+    // Each day's scans as the difference of the running totals at its start and its end.
+    const first = Math.floor(window.countFrom / QUARTER_MS)
+    const last = Math.floor(window.countTo / QUARTER_MS)
+    const bounds = window.starts.map((start, i) =>
+      i === 0 ? first : Math.min(last, Math.max(first, Math.ceil(start / QUARTER_MS))),
+    )
+    const before = await countBefore(db, ids, bounds)
+    return window.dates.map((date, i) => ({ date, count: (before[i + 1] ?? 0) - (before[i] ?? 0) }))
   }
   const rows = await countByQuarter(db, codes, window.countFrom, window.countTo)
   const counts = window.dates.map(() => 0)
