@@ -70,7 +70,7 @@ const DAY_MS = 86_400_000
 /** Every day of the window is a UTC day (UTC, Etc/UTC, Africa/Abidjan …): the daily rollups serve. */
 const hasUtcDays = (window: Window) => window.starts.every((start) => start % DAY_MS === 0)
 
-/** Scans per local day: quarter-hour counts poured into the zone's days. */
+/** Scans per local day: running totals at the day starts, or quarter-hour counts poured into the days. */
 async function eventsByDay(db: Db, codes: CodeSet, window: Window) {
   if (hasUtcDays(window)) {
     const last = new Date(window.countTo - 1).toISOString().slice(0, 10)
@@ -101,10 +101,10 @@ async function eventsByDay(db: Db, codes: CodeSet, window: Window) {
 }
 
 /**
- * Everything analytics answers about one window. The cost follows the days, quarter hours and
- * distinct values read, never the number of scans behind them (DESIGN §16), except visitors
- * at a zone's two partial UTC days, read from those days' visitor rows (one row per visitor
- * of that day), and visitors of several codes.
+ * Everything analytics answers about one window. For up to 100 codes the cost follows the
+ * window's day boundaries and the codes' distinct values (running totals), never the number of
+ * scans behind them (DESIGN §16), except visitors at a zone's two partial UTC days, read from
+ * those days' visitor rows (one row per visitor of that day), and visitors of several codes.
  */
 async function summarize(
   db: Db,
