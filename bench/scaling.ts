@@ -41,6 +41,7 @@ const SCAN_TABLES = [
   'scan_visitor_days',
   'scan_quarters',
   'scan_visitor_dates',
+  'scan_running',
 ]
 
 async function createCode(port: number, apiKey: string | undefined) {

@@ -124,6 +124,11 @@ function rollupSql(dialect: 'sqlite' | 'postgres', codes: string): string[] {
     )
   }
   out.push(
+    // The running totals of every value, as migration 2026_11_29_1200 back-fills them.
+    `insert into scan_running (qr_code_id, dimension, value, quarter, count, running)
+     select qr_code_id, dimension, value, quarter, count,
+       sum(count) over (partition by qr_code_id, dimension, value order by quarter rows unbounded preceding)
+     from scan_quarters ${where}`,
     // Each visitor-day with its first and last quarter hour and the visit days around it, as
     // migration 2026_11_28_1200 back-fills them.
     `insert into scan_visitor_dates (qr_code_id, day, visitor_id, first_quarter, last_quarter, previous_day, next_day)

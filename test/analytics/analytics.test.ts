@@ -235,6 +235,7 @@ describe.each(dialects())('GET /qr-codes/{id}/analytics on %s', (dialect) => {
         'scan_totals',
         'scan_visitors',
         'scan_visitor_days',
+        'scan_running',
       ] as const) {
         const rows = await server.ctx.db
           .selectFrom(table)

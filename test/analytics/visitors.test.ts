@@ -167,6 +167,54 @@ describe.each(dialects())('unique visitors against the scans themselves on %s', 
       ),
     ).toEqual(expected)
 
+    // The running totals (live batches and imports before and between them): each value's
+    // scans up to and including each quarter hour it has scans in, as the scans say.
+    const perQuarter = new Map<string, number>()
+    for (const s of scans) {
+      const quarter = Math.floor(Date.parse(s.scanned_at) / 900_000)
+      for (const [dimension, value] of [
+        ['scans', ''],
+        ['country', s.country ?? 'Unknown'],
+        ['device', s.device],
+        ['referrer', s.referrer ?? 'Unknown'],
+      ]) {
+        const key = `${dimension}|${value}|${String(quarter).padStart(12, '0')}`
+        perQuarter.set(key, (perQuarter.get(key) ?? 0) + 1)
+      }
+    }
+    const runningTotals = new Map<string, [number, number]>()
+    const sums = new Map<string, number>()
+    for (const key of [...perQuarter.keys()].sort()) {
+      const [dimension, value, quarter] = key.split('|') as [string, string, string]
+      const count = perQuarter.get(key) as number
+      const sum = (sums.get(`${dimension}|${value}`) ?? 0) + count
+      sums.set(`${dimension}|${value}`, sum)
+      runningTotals.set(`${dimension}|${value}|${Number(quarter)}`, [count, sum])
+    }
+    const running = await server.ctx.db
+      .selectFrom('scan_running')
+      .selectAll()
+      .where('qr_code_id', '=', code.id)
+      .where('dimension', 'in', ['scans', 'country', 'device', 'referrer'])
+      .execute()
+    expect(
+      new Map(
+        running.map((r) => [
+          `${r.dimension}|${r.value}|${Number(r.quarter)}`,
+          [Number(r.count), Number(r.running)],
+        ]),
+      ),
+    ).toEqual(runningTotals)
+    const perDay = (zone: string, from: string, to: string) => {
+      const counts = new Map<string, number>()
+      for (let date = from; date <= to; date = addDays(date, 1)) counts.set(date, 0)
+      for (const s of scans) {
+        const date = localDate(s.scanned_at, zone)
+        if (counts.has(date)) counts.set(date, (counts.get(date) as number) + 1)
+      }
+      return [...counts].map(([date, count]) => ({ date, count }))
+    }
+
     const today = clock.now().toISOString().slice(0, 10)
     for (let i = 0; i < 80; i++) {
       const zone = ZONES[i % ZONES.length] as string
@@ -183,6 +231,10 @@ describe.each(dialects())('unique visitors against the scans themselves on %s', 
       expect(res.body.data.topDevices, `devices ${query}`).toEqual(top(zone, from, to, 'device'))
       expect(res.body.data.topReferrers, `referrers ${query}`).toEqual(top(zone, from, to, 'referrer'))
       expect(previous.uniqueVisitors, `previous of ${query}`).toBe(distinct(zone, previous.from, previous.to))
+      expect(res.body.data.eventsByDay, `days ${query}`).toEqual(perDay(zone, from, to))
+      expect(previous.totalEvents, `previous of ${query}`).toBe(
+        perDay(zone, previous.from, previous.to).reduce((sum, d) => sum + d.count, 0),
+      )
       const account = await client.get(`/analytics?qrCodeIds=${code.id}&${query}`)
       expect(account.status, account.text).toBe(200)
       expect(account.body.data.uniqueVisitors, `account ${query}`).toBe(uniqueVisitors)

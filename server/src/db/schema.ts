@@ -226,6 +226,19 @@ export interface ScanQuartersTable {
 }
 
 /**
+ * The rows of scan_quarters keyed by value, each with the code's scans of that value up to and
+ * including its quarter (DESIGN §16: a window's count is two seeks per value).
+ */
+export interface ScanRunningTable {
+  qr_code_id: string
+  dimension: string
+  value: string
+  quarter: number
+  count: number
+  running: number
+}
+
+/**
  * Each visitor of a code once per UTC day they scanned it: the first and last quarter hour of
  * their scans that day, and their previous and next visit day of the code ('' when none).
  */
@@ -288,6 +301,7 @@ export interface Database {
   webhook_events: WebhookEventsTable
   webhook_deliveries: WebhookDeliveriesTable
   scan_quarters: ScanQuartersTable
+  scan_running: ScanRunningTable
   scan_visitor_dates: ScanVisitorDatesTable
   scan_visitor_gaps: ScanVisitorGapsTable
   sessions: SessionsTable

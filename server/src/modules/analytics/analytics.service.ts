@@ -17,6 +17,7 @@ import * as codesRepo from './analytics.repository.js'
 import { resolveWindow, type Split, splitWindow, type Window } from './window.js'
 import {
   type CodeSet,
+  countBefore,
   countByQuarter,
   countByUtcDay,
   countByValue,
@@ -25,6 +26,7 @@ import {
   countVisitorsUntilNow,
   earliestCreationOf,
   lifetimeByValue,
+  runningIds,
   topCodes,
 } from './window.repository.js'
 
@@ -68,13 +70,24 @@ const DAY_MS = 86_400_000
 /** Every day of the window is a UTC day (UTC, Etc/UTC, Africa/Abidjan …): the daily rollups serve. */
 const hasUtcDays = (window: Window) => window.starts.every((start) => start % DAY_MS === 0)
 
-/** Scans per local day: quarter-hour counts poured into the zone's days. */
+/** Scans per local day: running totals at the day starts, or quarter-hour counts poured into the days. */
 async function eventsByDay(db: Db, codes: CodeSet, window: Window) {
   if (hasUtcDays(window)) {
     const last = new Date(window.countTo - 1).toISOString().slice(0, 10)
     const counts =
       window.countTo > window.countFrom ? await countByUtcDay(db, codes, window.from, last) : new Map()
     return window.dates.map((date) => ({ date, count: date <= last ? (counts.get(date) ?? 0) : 0 }))
+  }
+  const ids = runningIds(codes)
+  if (ids) {
+    // Each day's scans as the difference of the running totals at its start and its end.
+    const first = Math.floor(window.countFrom / QUARTER_MS)
+    const last = Math.floor(window.countTo / QUARTER_MS)
+    const bounds = window.starts.map((start, i) =>
+      i === 0 ? first : Math.min(last, Math.max(first, Math.ceil(start / QUARTER_MS))),
+    )
+    const before = await countBefore(db, ids, bounds)
+    return window.dates.map((date, i) => ({ date, count: (before[i + 1] ?? 0) - (before[i] ?? 0) }))
   }
   const rows = await countByQuarter(db, codes, window.countFrom, window.countTo)
   const counts = window.dates.map(() => 0)
@@ -88,10 +101,10 @@ async function eventsByDay(db: Db, codes: CodeSet, window: Window) {
 }
 
 /**
- * Everything analytics answers about one window. The cost follows the days, quarter hours and
- * distinct values read, never the number of scans behind them (DESIGN §16), except visitors
- * at a zone's two partial UTC days, read from those days' visitor rows (one row per visitor
- * of that day), and visitors of several codes.
+ * Everything analytics answers about one window. For up to 100 codes the cost follows the
+ * window's day boundaries and the codes' distinct values (running totals), never the number of
+ * scans behind them (DESIGN §16), except visitors at a zone's two partial UTC days, read from
+ * those days' visitor rows (one row per visitor of that day), and visitors of several codes.
  */
 async function summarize(
   db: Db,

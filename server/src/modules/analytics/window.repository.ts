@@ -1,4 +1,4 @@
-import { PostgresAdapter, type SelectQueryBuilder, sql } from 'kysely'
+import { PostgresAdapter, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
 import type { Database } from '../../db/schema.js'
 import { ALL_SCANS, DIMENSIONS } from '../scans/scan-rollup.js'
@@ -47,6 +47,74 @@ export async function earliestCreationOf(db: Db, codes: CodeSet): Promise<string
 
 const quarter = (ms: number) => Math.floor(ms / QUARTER_MS)
 const iso = (ms: number) => new Date(ms).toISOString()
+
+/**
+ * Up to this many codes, a window's counts come from each code's running totals (scan_running:
+ * two seeks per code and value, or per code and day boundary); more codes read the rollup rows
+ * inside the window, whose cost does not multiply by the codes.
+ */
+const RUNNING_CODES = 100
+
+/** The codes' ids when their running totals serve, else null. */
+export const runningIds = (codes: CodeSet): string[] | null =>
+  'ids' in codes && codes.ids.length > 0 && codes.ids.length <= RUNNING_CODES ? codes.ids : null
+
+/**
+ * The code's scans of a dimension's value before quarter `q` (all of them up to and including
+ * the last quarter before it that has any): one seek in scan_running's key.
+ */
+const runningBefore = (
+  code: RawBuilder<unknown>,
+  dimension: RawBuilder<unknown>,
+  value: RawBuilder<unknown>,
+  q: number | RawBuilder<unknown>,
+) =>
+  sql<number>`coalesce((select r.running from scan_running r
+    where r.qr_code_id = ${code} and r.dimension = ${dimension} and r.value = ${value} and r.quarter < ${q}
+    order by r.quarter desc limit 1), 0)`
+
+/** The instants a split window covers, [from, to). */
+function splitSpan(split: Split): [number, number] | null {
+  const ends: number[] = split.edges.flat()
+  if (split.days) ends.push(Date.parse(split.days.first), Date.parse(split.days.last) + DAY)
+  if (ends.length === 0) return null
+  return [Math.min(...ends), Math.max(...ends)]
+}
+
+/** The codes among `ids` with no scan in quarter `q` or later: one seek each. */
+async function endedBefore(db: Db, ids: readonly string[], q: number): Promise<string[]> {
+  const result = await sql<{ id: string; last: number | string | null }>`
+    with codes (id) as (values ${sql.join(ids.map((id) => sql`(${id})`))})
+    select codes.id as id, (select r.quarter from scan_running r
+      where r.qr_code_id = codes.id and r.dimension = ${ALL_SCANS} and r.value = ''
+      order by r.quarter desc limit 1) as last
+    from codes
+  `.execute(db)
+  return result.rows.filter((r) => r.last === null || Number(r.last) < q).map((r) => r.id)
+}
+
+/**
+ * All scans of the codes before each of the given quarters (ascending), from the running totals:
+ * one seek per code and quarter, whatever the scans between them. A zone's days are the
+ * differences between consecutive day starts.
+ */
+export async function countBefore(
+  db: Db,
+  ids: readonly string[],
+  quarters: readonly number[],
+): Promise<number[]> {
+  if (quarters.length === 0) return []
+  const result = await sql<{ i: number | string; n: number | string | null }>`
+    with bounds (i, q) as (values ${sql.join(quarters.map((q, i) => sql`(cast(${i} as integer), cast(${q} as integer))`))}),
+      codes (id) as (values ${sql.join(ids.map((id) => sql`(${id})`))})
+    select bounds.i as i, sum(${runningBefore(sql.ref('codes.id'), sql.lit(ALL_SCANS), sql.lit(''), sql.ref('bounds.q'))}) as n
+    from bounds cross join codes
+    group by bounds.i
+  `.execute(db)
+  const out = quarters.map(() => 0)
+  for (const row of result.rows) out[Number(row.i)] = Number(row.n ?? 0)
+  return out
+}
 
 /**
  * Names sort by code point on both dialects, as SQLite does: PostgreSQL would otherwise use
@@ -169,6 +237,48 @@ export async function countByValue(
   split: Split,
   dimensions: readonly string[] = DIMENSIONS,
 ): Promise<{ dimension: string; value: string; count: number }[]> {
+  const ids = runningIds(codes)
+  const span = splitSpan(split)
+  if (!span) return []
+  if (ids) {
+    // Every value the codes ever had (their lifetime totals), each counted as its running total
+    // at the window's end less that at its start: two seeks per value.
+    const [from, to] = span
+    // A code with no scan from the window's end on (a window ending now, say) counts every
+    // value's lifetime total there (scan_totals, written with the same scans): one seek fewer
+    // per value.
+    const ended = await endedBefore(db, ids, quarter(to))
+    const atEnd = runningBefore(
+      sql.ref('t.qr_code_id'),
+      sql.ref('t.dimension'),
+      sql.ref('t.value'),
+      quarter(to),
+    )
+    const rows = await db
+      .selectFrom('scan_totals as t')
+      .select([
+        't.dimension',
+        't.value',
+        sql<number>`${
+          ended.length > 0
+            ? sql`case when t.qr_code_id in (${sql.join(ended)}) then t.count else ${atEnd} end`
+            : atEnd
+        } - ${runningBefore(sql.ref('t.qr_code_id'), sql.ref('t.dimension'), sql.ref('t.value'), quarter(from))}`.as(
+          'n',
+        ),
+      ])
+      .where('t.qr_code_id', 'in', ids)
+      .where('t.dimension', 'in', dimensions)
+      .execute()
+    const sums = new Map<string, { dimension: string; value: string; count: number }>()
+    for (const r of rows) {
+      const key = `${r.dimension}\0${r.value}`
+      const sum = sums.get(key) ?? { dimension: r.dimension, value: r.value, count: 0 }
+      sum.count += Number(r.n)
+      sums.set(key, sum)
+    }
+    return [...sums.values()].filter((r) => r.count > 0)
+  }
   const rollup = rollupRows(db, codes, dimensions, split)
   if (!rollup) return []
   let query = db
@@ -189,6 +299,31 @@ export async function topCodes(
   split: Split,
   limit: number,
 ): Promise<{ id: string; name: string; count: number }[]> {
+  const ids = runningIds(codes)
+  const span = splitSpan(split)
+  if (!span) return []
+  if (ids) {
+    const [from, to] = span
+    const counted = db
+      .selectFrom('qr_codes as q')
+      .select([
+        'q.id',
+        'q.name',
+        sql<number>`${runningBefore(sql.ref('q.id'), sql.lit(ALL_SCANS), sql.lit(''), quarter(to))}
+          - ${runningBefore(sql.ref('q.id'), sql.lit(ALL_SCANS), sql.lit(''), quarter(from))}`.as('total'),
+      ])
+      .where('q.id', 'in', ids)
+    const top = await db
+      .selectFrom(counted.as('t'))
+      .select(['t.id', 't.name', 't.total'])
+      .where('t.total', '>', 0)
+      .orderBy('t.total', 'desc')
+      .orderBy(collated(dialect, 't.name'))
+      .orderBy('t.id')
+      .limit(limit)
+      .execute()
+    return top.map((r) => ({ id: r.id, name: r.name, count: Number(r.total) }))
+  }
   const rollup = rollupRows(db, codes, [ALL_SCANS], split)
   if (!rollup) return []
   const top = await db

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
-import type { ScanQuartersTable, ScanVisitorDatesTable } from '../../db/schema.js'
+import type { ScanQuartersTable, ScanRunningTable, ScanVisitorDatesTable } from '../../db/schema.js'
 import { BatchStatement } from './batch-statement.js'
 import type { ScanEvent } from './scan-event.js'
 import { ALL_SCANS, UNKNOWN } from './scan-rollup.js'
@@ -88,6 +88,91 @@ const addVisitorDateRows = new BatchStatement<ScanVisitorDatesTable>(
       .returning(['qr_code_id', 'day', 'visitor_id']),
 )
 
+/** The batch's quarter-hour counts in scan_running, their running totals set afterwards. */
+const addRunningRows = new BatchStatement<ScanRunningTable>(
+  ['qr_code_id', 'dimension', 'value', 'quarter', 'count', 'running'],
+  (db, rows) =>
+    db
+      .insertInto('scan_running')
+      .values(rows)
+      .onConflict((oc) =>
+        oc
+          .columns(['qr_code_id', 'dimension', 'value', 'quarter'])
+          .doUpdateSet((eb) => ({ count: eb('scan_running.count', '+', eb.ref('excluded.count')) })),
+      ),
+)
+
+/** A value of a code whose running totals are stale from `quarter` on. */
+type RunningFrom = Pick<ScanRunningTable, 'qr_code_id' | 'dimension' | 'value' | 'quarter'>
+
+/**
+ * Sets the running totals of each value's rows from `quarter` on: the last total before it plus
+ * the counts since, in quarter order. Live scans land in the latest quarter, so this rewrites
+ * the row or two they added; history imported before stored scans rewrites every later row of
+ * the values it touches.
+ */
+const setRunningTotals = new BatchStatement<RunningFrom>(
+  ['qr_code_id', 'dimension', 'value', 'quarter'],
+  (db, rows) => {
+    const values = sql.join(rows.map((r) => sql`(${r.qr_code_id}, ${r.dimension}, ${r.value}, ${r.quarter})`))
+    // An insert of rows that all exist, so each conflict sets the row's running total: the
+    // rows come from the select, seeked by key. (SQLite ran the same as UPDATE … FROM by
+    // scanning the whole table.)
+    const query = sql`
+      insert into scan_running (qr_code_id, dimension, value, quarter, count, running)
+      select r.qr_code_id, r.dimension, r.value, r.quarter, r.count,
+        k.base + sum(r.count) over (
+          partition by r.qr_code_id, r.dimension, r.value order by r.quarter rows unbounded preceding
+        )
+      from (
+        select v.column1 as code, v.column2 as dimension, v.column3 as value,
+          cast(v.column4 as integer) as since,
+          coalesce((select p.running from scan_running p
+            where p.qr_code_id = v.column1 and p.dimension = v.column2 and p.value = v.column3
+              and p.quarter < cast(v.column4 as integer)
+            order by p.quarter desc limit 1), 0) as base
+        from (values ${values}) as v
+      ) k
+      join scan_running r on r.qr_code_id = k.code and r.dimension = k.dimension
+        and r.value = k.value and r.quarter >= k.since
+      where true
+      on conflict (qr_code_id, dimension, value, quarter) do update set running = excluded.running`
+    return { compile: () => query.compile(db) }
+  },
+)
+
+/** Adds quarter-hour counts to scan_running and brings the running totals after them up to date. */
+export async function addToRunningTotals(db: Db, dialect: Dialect, quarters: ScanQuartersTable[]) {
+  const rows = quarters
+    .map((q) => ({ ...q, running: 0 }))
+    .sort(
+      (a, b) =>
+        compare(a.qr_code_id, b.qr_code_id) ||
+        compare(a.dimension, b.dimension) ||
+        compare(a.value, b.value) ||
+        a.quarter - b.quarter,
+    )
+  await addRunningRows.run(db, dialect, rows)
+  const from: RunningFrom[] = []
+  for (const row of rows) {
+    const last = from[from.length - 1]
+    if (
+      last &&
+      last.qr_code_id === row.qr_code_id &&
+      last.dimension === row.dimension &&
+      last.value === row.value
+    )
+      continue
+    from.push({
+      qr_code_id: row.qr_code_id,
+      dimension: row.dimension,
+      value: row.value,
+      quarter: row.quarter,
+    })
+  }
+  await setRunningTotals.run(db, dialect, from)
+}
+
 /**
  * A change to stored rows of scan_visitor_dates: the day's quarters widened to include
  * `first_quarter`..`last_quarter` (null: no scan), the links set where not null.
@@ -125,7 +210,7 @@ const updateVisitorDateRows = new BatchStatement<VisitUpdate>(
 
 /**
  * Adds a batch of scans to the rollups windows in any zone read (DESIGN §16), inside the
- * batch's transaction: quarter-hour counts per dimension, visitors per UTC day (with their
+ * batch's transaction: quarter-hour counts per dimension (and their running totals), visitors per UTC day (with their
  * first and last quarter hour that day and the visit days before and after), and the visit
  * days each new one follows (see `addToVisitorGaps` for `lastDays`).
  */
@@ -138,6 +223,7 @@ export async function addToWindowRollups(
   if (events.length === 0) return
   const { quarters, visitorDates } = windowRows(events)
   await addQuarterRows.run(db, dialect, quarters)
+  await addToRunningTotals(db, dialect, quarters)
   linkKnownVisits(visitorDates, lastDays)
   const added = await addVisitorDateRows.run<
     Pick<ScanVisitorDatesTable, 'qr_code_id' | 'day' | 'visitor_id'>
