@@ -55,8 +55,41 @@ const insertScanRows = new BatchStatement<ScanRow>(
   (db, rows) => db.insertInto('scans').values(rows),
 )
 
+const insertScanRowsReturningIds = new BatchStatement<ScanRow>(
+  ['qr_code_id', 'scanned_at', 'visitor_id', 'device', 'browser', 'os', 'country', 'city', 'referrer'],
+  (db, rows) => db.insertInto('scans').values(rows).returning('id'),
+)
+
 export async function insertScans(db: Db, dialect: Dialect, rows: ScanRow[]): Promise<void> {
   await insertScanRows.run(db, dialect, rows)
+}
+
+async function lastScanId(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('scans')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst()
+  return Number(row?.id ?? 0)
+}
+
+/**
+ * `insertScans`, answering each row's id, in the order of `rows` (the webhook outbox refers to
+ * scans by id, DESIGN §15). On SQLite the transaction holds the write lock, so the rows take
+ * the ids after the largest one, in order: two lookups of the last id rather than a RETURNING
+ * row per scan (whose order SQLite does not promise). PostgreSQL answers them with RETURNING,
+ * in the order of the VALUES list; other processes may take ids in between.
+ */
+export async function insertScansReturningIds(db: Db, dialect: Dialect, rows: ScanRow[]): Promise<number[]> {
+  if (dialect === 'postgres')
+    return (await insertScanRowsReturningIds.run<{ id: number | string }>(db, dialect, rows)).map((r) =>
+      Number(r.id),
+    )
+  const before = await lastScanId(db)
+  await insertScanRows.run(db, dialect, rows)
+  const after = await lastScanId(db)
+  if (after - before !== rows.length)
+    throw new Error(`scan ids: ${rows.length} rows took ${after - before} ids after ${before}`)
+  return Array.from({ length: rows.length }, (_, i) => before + 1 + i)
 }
 
 export async function addTotalScans(db: Db, qrCodeId: string, count: number): Promise<void> {
