@@ -84,10 +84,10 @@ async function updateVisitors(
 
 const ATTEMPTS = 3
 
-/** A batch as stored: the scans kept and each one's `scans.id`, in the same order. */
+/** A batch as stored: the scans kept, and the row id and code of each. */
 export interface StoredScans {
   scans: ScanEvent[]
-  ids: number[]
+  ids: repo.StoredScanId[]
 }
 
 /**

@@ -211,18 +211,18 @@ function runsOf(ids: number[]): [number, number][] {
  * unpack them into one row per event, and fan those out, off the scan path.
  */
 export async function appendScanEvents(ctx: OutboxCtx, trx: Db, stored: StoredScans): Promise<void> {
-  const { scans, ids } = stored
-  if (scans.length === 0) return
-  const codes = await repo.scanSubscriptions(trx, [...new Set(scans.map((s) => s.qrCodeId))])
+  const { ids } = stored
+  if (ids.length === 0) return
+  const codes = await repo.scanSubscriptions(trx, [...new Set(ids.map((s) => s.qrCodeId))])
   if (codes.size === 0) return
   const wanted = new Map<string, number[]>()
-  scans.forEach((scan, i) => {
-    const code = codes.get(scan.qrCodeId)
-    if (!code?.webhooks.some((w) => wants(w, 'scan.created', scan.qrCodeId))) return
+  for (const { id, qrCodeId } of ids) {
+    const code = codes.get(qrCodeId)
+    if (!code?.webhooks.some((w) => wants(w, 'scan.created', qrCodeId))) continue
     const list = wanted.get(code.accountId) ?? []
     wanted.set(code.accountId, list)
-    list.push(ids[i] as number)
-  })
+    list.push(id)
+  }
   const now = ctx.clock.now().toISOString()
   const rows: repo.EventRow[] = []
   for (const [accountId, list] of wanted) {
