@@ -55,8 +55,51 @@ const insertScanRows = new BatchStatement<ScanRow>(
   (db, rows) => db.insertInto('scans').values(rows),
 )
 
+const insertScanRowsReturningIds = new BatchStatement<ScanRow>(
+  ['qr_code_id', 'scanned_at', 'visitor_id', 'device', 'browser', 'os', 'country', 'city', 'referrer'],
+  (db, rows) => db.insertInto('scans').values(rows).returning(['id', 'qr_code_id']),
+)
+
 export async function insertScans(db: Db, dialect: Dialect, rows: ScanRow[]): Promise<void> {
   await insertScanRows.run(db, dialect, rows)
+}
+
+async function lastScanId(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('scans')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst()
+  return Number(row?.id ?? 0)
+}
+
+/** A stored scan's row id and code. */
+export interface StoredScanId {
+  id: number
+  qrCodeId: string
+}
+
+/**
+ * `insertScans`, answering each row's id and code (the webhook outbox refers to scans by id,
+ * DESIGN §15). On SQLite the transaction holds the write lock, so the rows take the ids after
+ * the largest one, in order: two lookups of the last id (checked) rather than a RETURNING row
+ * per scan. PostgreSQL answers them with RETURNING (other processes may take ids in between);
+ * each id comes with its code, so nothing depends on the order RETURNING answers in.
+ */
+export async function insertScansReturningIds(
+  db: Db,
+  dialect: Dialect,
+  rows: ScanRow[],
+): Promise<StoredScanId[]> {
+  if (dialect === 'postgres')
+    return (
+      await insertScanRowsReturningIds.run<{ id: number | string; qr_code_id: string }>(db, dialect, rows)
+    ).map((r) => ({ id: Number(r.id), qrCodeId: r.qr_code_id }))
+  const before = await lastScanId(db)
+  await insertScanRows.run(db, dialect, rows)
+  const after = await lastScanId(db)
+  if (after - before !== rows.length)
+    throw new Error(`scan ids: ${rows.length} rows took ${after - before} ids after ${before}`)
+  return rows.map((row, i) => ({ id: before + 1 + i, qrCodeId: row.qr_code_id }))
 }
 
 export async function addTotalScans(db: Db, qrCodeId: string, count: number): Promise<void> {

@@ -84,18 +84,24 @@ async function updateVisitors(
 
 const ATTEMPTS = 3
 
+/** A batch as stored: the scans kept, and the row id and code of each. */
+export interface StoredScans {
+  scans: ScanEvent[]
+  ids: repo.StoredScanId[]
+}
+
 /**
  * The bulk write path: stores a batch of scans and, in the same transaction, adds them to
  * `qr_codes.total_scans` and every rollup analytics reads, so the two never disagree.
  * Scans of codes purged meanwhile are dropped. Returns how many scans were stored.
- * `beforeCommit` gets the stored scans in the same transaction (the webhook outbox's
- * `scan.created` events, DESIGN §15: they exist exactly when their scans do).
+ * `beforeCommit` gets the stored scans and their row ids in the same transaction (the webhook
+ * outbox's `scan.created` events, DESIGN §15: they exist exactly when their scans do).
  */
 export async function writeScans(
   ctx: Pick<Ctx, 'db' | 'dialect'>,
   events: ScanEvent[],
   seen?: SeenVisitors,
-  beforeCommit?: BeforeCommit<ScanEvent[]>,
+  beforeCommit?: BeforeCommit<StoredScans>,
 ): Promise<number> {
   if (events.length === 0) return 0
   for (let attempt = 1; ; attempt++) {
@@ -105,21 +111,20 @@ export async function writeScans(
         const existing = await repo.findExistingCodeIds(trx, [...new Set(events.map((e) => e.qrCodeId))])
         const kept = events.filter((e) => existing.has(e.qrCodeId))
         const rollup = rollUp(kept)
-        await repo.insertScans(
-          trx,
-          ctx.dialect,
-          kept.map((e) => ({
-            qr_code_id: e.qrCodeId,
-            scanned_at: e.scannedAt,
-            visitor_id: e.visitorId,
-            device: e.device,
-            browser: e.browser,
-            os: e.os,
-            country: e.country,
-            city: e.city,
-            referrer: e.referrer,
-          })),
-        )
+        const rows = kept.map((e) => ({
+          qr_code_id: e.qrCodeId,
+          scanned_at: e.scannedAt,
+          visitor_id: e.visitorId,
+          device: e.device,
+          browser: e.browser,
+          os: e.os,
+          country: e.country,
+          city: e.city,
+          referrer: e.referrer,
+        }))
+        // The outbox refers to the scans by id: only a batch with a hook needs them answered.
+        const ids = beforeCommit ? await repo.insertScansReturningIds(trx, ctx.dialect, rows) : []
+        if (!beforeCommit) await repo.insertScans(trx, ctx.dialect, rows)
         await yieldToRequests()
         for (const [qrCodeId, n] of [...rollup.scansPerCode].sort(([a], [b]) => (a < b ? -1 : 1)))
           await repo.addTotalScans(trx, qrCodeId, n)
@@ -128,7 +133,7 @@ export async function writeScans(
         await yieldToRequests()
         const lastDays = await updateVisitors(tx, rollup.visitors, seen)
         await addToWindowRollups(trx, ctx.dialect, kept, lastDays)
-        await beforeCommit?.(trx, kept)
+        await beforeCommit?.(trx, { scans: kept, ids })
         return { kept: kept.length, visitors: rollup.visitors }
       })
       seen?.remember(visitors)

@@ -6,6 +6,7 @@ import { migrations } from '../../db/migrations/index.js'
 import { ManualClock } from '../../lib/clock.js'
 import { randomIds } from '../../lib/ids.js'
 import type { ScanEvent } from '../scans/scan-event.js'
+import { writeScans } from '../scans/scans.service.js'
 import { appendScanEvents, fanOutEvents } from './webhook-outbox.js'
 import { insertWebhook } from './webhooks.repository.js'
 
@@ -79,16 +80,54 @@ describe('the outbox of scan.created', () => {
     referrer: i % 4 ? 'direct' : null,
   })
 
-  it('bundles a batch compactly and unpacks each scan into its event, with an id of its own', async () => {
-    const scans = Array.from({ length: 450 }, (_, i) => scan(i, i % 3 ? 'code-a' : 'code-b'))
-    await handle.db.transaction().execute((trx) => appendScanEvents(ctx(), trx, scans))
-    const bundles = await handle.db.selectFrom('webhook_events').selectAll().execute()
-    // 200 scans a bundle; each code named once per bundle.
+  const store = (scans: ScanEvent[]) =>
+    writeScans(ctx(), scans, undefined, (trx, stored) => appendScanEvents(ctx(), trx, stored))
+
+  it('bundles a batch by scan ids and unpacks each scan into its event, with an id of its own', async () => {
+    // A code of an account without webhooks in the same batch: its scans are in no bundle.
+    await handle.db
+      .insertInto('accounts')
+      .values({ id: 'other', name: 'o', plan: 'pro', subscription_status: 'active', created_at: NOW })
+      .execute()
+    await handle.db
+      .insertInto('qr_codes')
+      .values({
+        id: 'code-o',
+        account_id: 'other',
+        name: 'o',
+        type: 'dynamic',
+        content_type: 'url',
+        content: 'https://example.com/',
+        short_code: 'ooooooo',
+        is_active: 1,
+        created_at: NOW,
+        updated_at: NOW,
+      })
+      .execute()
+    const all = Array.from({ length: 500 }, (_, i) =>
+      scan(i, i % 10 === 9 ? 'code-o' : i % 3 ? 'code-a' : 'code-b'),
+    )
+    const scans = all.filter((s) => s.qrCodeId !== 'code-o')
+    expect(scans).toHaveLength(450)
+    expect(await store(all)).toBe(500)
+    const bundles = await handle.db.selectFrom('webhook_events').selectAll().orderBy('id').execute()
+    // 200 scans a bundle, named by runs of their ids (the other account's scans left out).
     expect(bundles.map((b) => b.is_bundle)).toEqual([1, 1, 1])
-    expect(JSON.parse(bundles[0]?.body ?? '').codes).toEqual([
-      ['code-b', 'bbbbbbb'],
-      ['code-a', 'aaaaaaa'],
-    ])
+    const ids = (
+      await handle.db
+        .selectFrom('scans')
+        .select('id')
+        .where('qr_code_id', '!=', 'code-o')
+        .orderBy('id')
+        .execute()
+    ).map((r) => Number(r.id))
+    const named = bundles.flatMap((b) =>
+      (JSON.parse(b.body ?? '').runs as [number, number][]).flatMap(([first, last]) =>
+        Array.from({ length: last - first + 1 }, (_, i) => first + i),
+      ),
+    )
+    expect(named.sort((a, b) => a - b)).toEqual(ids)
+    expect(bundles.every((b) => (b.body ?? '').length < 1000)).toBe(true)
 
     // One bundle a take, however many the limit allows: each take is one step of the event loop.
     expect(await fanOutEvents(ctx(), 10)).toBe(1)
@@ -128,6 +167,52 @@ describe('the outbox of scan.created', () => {
     const toB = deliveries.filter((d) => d.webhook_id === 'w-b')
     expect(toB).toHaveLength(150)
     expect(toB.every((d) => byEvent.get(d.event_id) === 'code-b')).toBe(true)
+  })
+
+  it('still unpacks a bundle that copied its scans (before bundles named them by id)', async () => {
+    const copied = {
+      codes: [['code-b', 'bbbbbbb']],
+      scans: [[0, NOW, 'mobile', null, 'iOS', 'NZ', null, 'direct', 'visitor-1']],
+    }
+    await handle.db
+      .insertInto('webhook_events')
+      .values({
+        id: 'msg_bundle',
+        account_id: 'acc',
+        type: 'scan.created',
+        qr_code_id: null,
+        body: JSON.stringify(copied),
+        is_fanned_out: 0,
+        is_bundle: 1,
+        created_at: NOW,
+      })
+      .execute()
+    expect(await fanOutEvents(ctx(), 10)).toBe(1)
+    const events = await handle.db.selectFrom('webhook_events').selectAll().execute()
+    expect(events.map((e) => [e.qr_code_id, JSON.parse(e.body ?? '')])).toEqual([
+      [
+        'code-b',
+        {
+          type: 'scan.created',
+          timestamp: NOW,
+          data: {
+            qrCodeId: 'code-b',
+            shortCode: 'bbbbbbb',
+            scannedAt: NOW,
+            device: 'mobile',
+            browser: 'Unknown',
+            os: 'iOS',
+            country: 'NZ',
+            city: 'Unknown',
+            referrer: 'direct',
+            visitorId: 'visitor-1',
+          },
+        },
+      ],
+    ])
+    expect(
+      await handle.db.selectFrom('webhook_deliveries').select('webhook_id').orderBy('webhook_id').execute(),
+    ).toEqual([{ webhook_id: 'w-all' }, { webhook_id: 'w-b' }])
   })
 
   it('still unpacks a bundle written before the compact form, with the ids it was given', async () => {

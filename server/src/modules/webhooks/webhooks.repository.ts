@@ -403,3 +403,63 @@ export async function deleteEvents(db: Db, ids: string[]): Promise<void> {
   if (ids.length === 0) return
   await db.deleteFrom('webhook_events').where('id', 'in', ids).execute()
 }
+
+export interface BundledScanRow {
+  qr_code_id: string
+  short_code: string | null
+  scanned_at: string
+  device: string
+  browser: string | null
+  os: string | null
+  country: string | null
+  city: string | null
+  referrer: string | null
+  visitor_id: string
+}
+
+/**
+ * The scans of a `scan.created` bundle (runs of `scans.id`) of this account, in id order: the
+ * scans by their primary key, then their codes (a join let SQLite walk every scan of the code).
+ */
+export async function bundledScans(
+  db: Db,
+  accountId: string,
+  runs: [first: number, last: number][],
+): Promise<BundledScanRow[]> {
+  const scans = []
+  for (let i = 0; i < runs.length; i += CHUNK) {
+    const part = runs.slice(i, i + CHUNK)
+    scans.push(
+      ...(await db
+        .selectFrom('scans')
+        .select([
+          'id',
+          'qr_code_id',
+          'scanned_at',
+          'device',
+          'browser',
+          'os',
+          'country',
+          'city',
+          'referrer',
+          'visitor_id',
+        ])
+        .where((eb) => eb.or(part.map(([first, last]) => eb.between('id', first, last))))
+        .execute()),
+    )
+  }
+  const codes = new Map<string, string | null>()
+  const codeIds = [...new Set(scans.map((s) => s.qr_code_id))]
+  for (let i = 0; i < codeIds.length; i += CHUNK)
+    for (const code of await db
+      .selectFrom('qr_codes')
+      .select(['id', 'short_code'])
+      .where('id', 'in', codeIds.slice(i, i + CHUNK))
+      .where('account_id', '=', accountId)
+      .execute())
+      codes.set(code.id, code.short_code)
+  return scans
+    .filter((s) => codes.has(s.qr_code_id))
+    .sort((a, b) => Number(a.id) - Number(b.id))
+    .map(({ id: _, ...s }) => ({ ...s, short_code: codes.get(s.qr_code_id) ?? null }))
+}
