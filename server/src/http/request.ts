@@ -82,9 +82,15 @@ export interface RequestEnd {
 const series = new Map<string, Map<number, Map<string, (seconds: number) => void>>>()
 function durationSeries(method: string, route: string, status: number) {
   let byStatus = series.get(route)
-  if (!byStatus) series.set(route, (byStatus = new Map()))
+  if (!byStatus) {
+    byStatus = new Map()
+    series.set(route, byStatus)
+  }
   let byMethod = byStatus.get(status)
-  if (!byMethod) byStatus.set(status, (byMethod = new Map()))
+  if (!byMethod) {
+    byMethod = new Map()
+    byStatus.set(status, byMethod)
+  }
   let found = byMethod.get(method)
   if (!found) {
     found = histogramSeries(httpDuration, { method, route, status: String(status) })
