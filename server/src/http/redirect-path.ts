@@ -137,7 +137,6 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
     let country: string | null | undefined
     let language: string | null | undefined
     let query: URLSearchParams | undefined
-    let now: Date | undefined
     const scan: Scan = {
       req,
       res,
@@ -154,11 +153,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
         return address
       },
       facts: {
-        // Read when a decision needs it (an expiry, a time rule): most redirects need none.
-        get now() {
-          now ??= ctx.clock.now()
-          return now
-        },
+        now: ctx.clock.now(),
         device: () => scan.agent().device,
         os: () => ruleOsOf(scan.agent().os),
         country: () => {
