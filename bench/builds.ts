@@ -22,7 +22,16 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { freePort, load, ROOT, requireBuild, round, SERVER_MAIN, startQrctl } from './redirect-support.js'
+import {
+  createDynamicCode,
+  freePort,
+  load,
+  ROOT,
+  requireBuild,
+  round,
+  SERVER_MAIN,
+  startQrctl,
+} from './redirect-support.js'
 import { scannerHeaders } from './scanners.js'
 
 const BUILDS = (process.env.BENCH_SERVERS ?? SERVER_MAIN).split(',').map((path) => resolve(ROOT, path))
@@ -54,18 +63,7 @@ async function start(build: string): Promise<Server> {
   const port = await freePort()
   const child = await startQrctl(join(dir, 'qrctl.db'), port, {}, undefined, build)
   if (!child.apiKey || !child.process.pid) throw new Error(`no key from ${build}: ${child.output()}`)
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/qr-codes`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${child.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      name: 'bench',
-      type: 'dynamic',
-      contentType: 'url',
-      content: 'https://example.com/x',
-    }),
-  })
-  if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`)
-  const { data } = (await res.json()) as { data: { id: string; shortCode: string } }
+  const data = await createDynamicCode(port, child.apiKey)
   return {
     build,
     port,

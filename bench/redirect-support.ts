@@ -131,6 +131,22 @@ export async function startQrctl(
   return { ...child, apiKey }
 }
 
+/** One dynamic URL code created through the API of the server at `port`. */
+export async function createDynamicCode(port: number, apiKey: string | undefined) {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/qr-codes`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'bench',
+      type: 'dynamic',
+      contentType: 'url',
+      content: 'https://example.com/x',
+    }),
+  })
+  if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`)
+  return ((await res.json()) as { data: { id: string; shortCode: string } }).data
+}
+
 export interface LoadResult {
   requestsPerSecond: number
   p50: number

@@ -15,7 +15,14 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { freePort, requireBuild, round, spawnPinned, startQrctl } from './redirect-support.js'
+import {
+  createDynamicCode,
+  freePort,
+  requireBuild,
+  round,
+  spawnPinned,
+  startQrctl,
+} from './redirect-support.js'
 import { describeRun, type Measured, measureRedirects } from './scanners.js'
 
 const RUN = { connections: 50, warmupSeconds: 3, seconds: Number(process.env.BENCH_SECONDS ?? 10) }
@@ -45,18 +52,7 @@ const SCAN_TABLES = [
 ]
 
 async function createCode(port: number, apiKey: string | undefined) {
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/qr-codes`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      name: 'bench',
-      type: 'dynamic',
-      contentType: 'url',
-      content: 'https://example.com/x',
-    }),
-  })
-  if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`)
-  return ((await res.json()) as { data: { shortCode: string } }).data.shortCode
+  return (await createDynamicCode(port, apiKey)).shortCode
 }
 
 async function sqliteStore(dir: string): Promise<Store> {

@@ -1,7 +1,7 @@
 import type { DeliveryStatus, WebhookDelivery, WebhookEventType } from '@qrctl/contract'
 import { type Selectable, sql } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
-import type { WebhookDeliveriesTable, WebhooksTable } from '../../db/schema.js'
+import type { ScansTable, WebhookDeliveriesTable, WebhooksTable } from '../../db/schema.js'
 import { BatchStatement } from '../scans/batch-statement.js'
 
 export type Subscription = WebhookEventType | '*'
@@ -404,18 +404,8 @@ export async function deleteEvents(db: Db, ids: string[]): Promise<void> {
   await db.deleteFrom('webhook_events').where('id', 'in', ids).execute()
 }
 
-export interface BundledScanRow {
-  qr_code_id: string
-  short_code: string | null
-  scanned_at: string
-  device: string
-  browser: string | null
-  os: string | null
-  country: string | null
-  city: string | null
-  referrer: string | null
-  visitor_id: string
-}
+/** A stored scan as a `scan.created` event tells it: the scan's columns but its id, and the code's short code. */
+export type BundledScanRow = Omit<Selectable<ScansTable>, 'id'> & { short_code: string | null }
 
 /**
  * The scans of a `scan.created` bundle (runs of `scans.id`) of this account, in id order: the
