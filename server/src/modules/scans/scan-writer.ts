@@ -39,7 +39,7 @@ export function createScanWriter(ctx: Ctx): ScanWriter {
  */
 export function storeScans(ctx: WriteCtx): (events: ScanEvent[]) => Promise<number> {
   const seen = new SeenVisitors()
-  return (events) => writeScans(ctx, events, seen, (trx, stored) => appendScanEvents(ctx, trx, stored))
+  return (events) => writeScans(ctx, events, seen, (trx, ids) => appendScanEvents(ctx, trx, ids))
 }
 
 type WriteCtx = Pick<Ctx, 'db' | 'dialect' | 'config' | 'clock' | 'ids'>

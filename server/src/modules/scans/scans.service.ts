@@ -84,24 +84,18 @@ async function updateVisitors(
 
 const ATTEMPTS = 3
 
-/** A batch as stored: the scans kept, and the row id and code of each. */
-export interface StoredScans {
-  scans: ScanEvent[]
-  ids: repo.StoredScanId[]
-}
-
 /**
  * The bulk write path: stores a batch of scans and, in the same transaction, adds them to
  * `qr_codes.total_scans` and every rollup analytics reads, so the two never disagree.
  * Scans of codes purged meanwhile are dropped. Returns how many scans were stored.
- * `beforeCommit` gets the stored scans and their row ids in the same transaction (the webhook
+ * `beforeCommit` gets the stored scans' row ids and codes in the same transaction (the webhook
  * outbox's `scan.created` events, DESIGN §15: they exist exactly when their scans do).
  */
 export async function writeScans(
   ctx: Pick<Ctx, 'db' | 'dialect'>,
   events: ScanEvent[],
   seen?: SeenVisitors,
-  beforeCommit?: BeforeCommit<StoredScans>,
+  beforeCommit?: BeforeCommit<repo.StoredScanId[]>,
 ): Promise<number> {
   if (events.length === 0) return 0
   for (let attempt = 1; ; attempt++) {
@@ -123,8 +117,9 @@ export async function writeScans(
           referrer: e.referrer,
         }))
         // The outbox refers to the scans by id: only a batch with a hook needs them answered.
-        const ids = beforeCommit ? await repo.insertScansReturningIds(trx, ctx.dialect, rows) : []
-        if (!beforeCommit) await repo.insertScans(trx, ctx.dialect, rows)
+        let ids: repo.StoredScanId[] = []
+        if (beforeCommit) ids = await repo.insertScansReturningIds(trx, ctx.dialect, rows)
+        else await repo.insertScans(trx, ctx.dialect, rows)
         await yieldToRequests()
         for (const [qrCodeId, n] of [...rollup.scansPerCode].sort(([a], [b]) => (a < b ? -1 : 1)))
           await repo.addTotalScans(trx, qrCodeId, n)
@@ -133,7 +128,7 @@ export async function writeScans(
         await yieldToRequests()
         const lastDays = await updateVisitors(tx, rollup.visitors, seen)
         await addToWindowRollups(trx, ctx.dialect, kept, lastDays)
-        await beforeCommit?.(trx, { scans: kept, ids })
+        await beforeCommit?.(trx, ids)
         return { kept: kept.length, visitors: rollup.visitors }
       })
       seen?.remember(visitors)

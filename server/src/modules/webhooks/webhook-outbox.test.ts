@@ -81,7 +81,7 @@ describe('the outbox of scan.created', () => {
   })
 
   const store = (scans: ScanEvent[]) =>
-    writeScans(ctx(), scans, undefined, (trx, stored) => appendScanEvents(ctx(), trx, stored))
+    writeScans(ctx(), scans, undefined, (trx, ids) => appendScanEvents(ctx(), trx, ids))
 
   it('bundles a batch by scan ids and unpacks each scan into its event, with an id of its own', async () => {
     // A code of an account without webhooks in the same batch: its scans are in no bundle.

@@ -3,7 +3,7 @@ import type { Ctx } from '../../context.js'
 import type { Db } from '../../db/database.js'
 import type { ScanEvent } from '../scans/scan-event.js'
 import { UNKNOWN } from '../scans/scan-rollup.js'
-import type { StoredScans } from '../scans/scans.service.js'
+import type { StoredScanId } from '../scans/scans.repository.js'
 import type { WebhookRecord } from './webhooks.repository.js'
 import * as repo from './webhooks.repository.js'
 
@@ -210,8 +210,7 @@ function runsOf(ids: number[]): [number, number][] {
  * bundle row per BUNDLE_SIZE scans that some webhook wants, naming the scans by id. The senders
  * unpack them into one row per event, and fan those out, off the scan path.
  */
-export async function appendScanEvents(ctx: OutboxCtx, trx: Db, stored: StoredScans): Promise<void> {
-  const { ids } = stored
+export async function appendScanEvents(ctx: OutboxCtx, trx: Db, ids: readonly StoredScanId[]): Promise<void> {
   if (ids.length === 0) return
   const codes = await repo.scanSubscriptions(trx, [...new Set(ids.map((s) => s.qrCodeId))])
   if (codes.size === 0) return
