@@ -31,6 +31,7 @@ import {
   round,
   SERVER_MAIN,
   startQrctl,
+  statCpuMs,
 } from './redirect-support.js'
 import { scannerHeaders } from './scanners.js'
 
@@ -41,11 +42,8 @@ const CONNECTIONS = 16
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'counted,head,image').split(',')
 
 /** utime + stime in ms of a process, or of one of its threads. */
-function cpuMs(pid: number, tid?: number): number {
-  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8')
-  const fields = stat.split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
+const cpuMs = (pid: number, tid?: number) =>
+  statCpuMs(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`)
 
 interface Server {
   build: string

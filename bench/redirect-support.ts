@@ -40,13 +40,18 @@ export interface Child {
   stop(): Promise<number | null>
 }
 
+/** utime + stime in ms of a process (`/proc/PID/stat`) or a thread (`/proc/PID/task/TID/stat`). */
+export function statCpuMs(statFile: string): number {
+  // Fields 14 and 15 after the command's closing parenthesis: utime, stime, in 10 ms ticks.
+  const fields = readFileSync(statFile, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 /** utime + stime of a process and every live descendant (WORKERS=N forks), in ms. */
 function treeCpuMs(pid: number): number {
   let ms = 0
   try {
-    // Fields 14 and 15 after the command's closing parenthesis: utime, stime, in 10 ms ticks.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-    ms += (Number(fields[11]) + Number(fields[12])) * 10
+    ms += statCpuMs(`/proc/${pid}/stat`)
     for (const task of readdirSync(`/proc/${pid}/task`))
       for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' '))
         if (child.trim()) ms += treeCpuMs(Number(child))

@@ -36,6 +36,7 @@ import {
   round,
   SERVER_MAIN,
   startQrctl,
+  statCpuMs,
 } from './redirect-support.js'
 
 const CONNECTIONS = 50
@@ -90,8 +91,7 @@ function threadCpuMs(pid: number): Map<number, number> {
   const out = new Map<number, number>()
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const fields = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-      out.set(Number(task), (Number(fields[11]) + Number(fields[12])) * 10)
+      out.set(Number(task), statCpuMs(`/proc/${pid}/task/${task}/stat`))
     } catch {
       // The thread ended between listing and reading.
     }
