@@ -7,7 +7,8 @@ import type { ImageAnswer, ImageResult } from '../modules/images/images.service.
  * routes in Express, the fast image path, a showcase's page image): the ETag (a matching
  * If-None-Match was already turned into `notModified`), the type, the download name, and a
  * `Cache-Control` only when given: every /api/v1 answer already carries the request's
- * `no-store` (request.ts), so only a page image outside the API passes its own. Returns what is left to send, for Express (`res.send`) or the bare response.
+ * `no-store` (request.ts), so only a page image outside the API passes its own. Returns what
+ * is left to send, for Express (`res.send`) or the bare response.
  */
 export const imageAnswer: ImageAnswer = (res, result, cacheControl) => {
   if (cacheControl !== undefined) res.setHeader('Cache-Control', cacheControl)

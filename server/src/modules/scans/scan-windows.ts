@@ -210,9 +210,9 @@ const updateVisitorDateRows = new BatchStatement<VisitUpdate>(
 
 /**
  * Adds a batch of scans to the rollups windows in any zone read (DESIGN §16), inside the
- * batch's transaction: quarter-hour counts per dimension (and their running totals), visitors per UTC day (with their
- * first and last quarter hour that day and the visit days before and after), and the visit
- * days each new one follows (see `addToVisitorGaps` for `lastDays`).
+ * batch's transaction: quarter-hour counts per dimension (and their running totals), visitors
+ * per UTC day (with their first and last quarter hour that day and the visit days before and
+ * after), and the visit days each new one follows (see `addToVisitorGaps` for `lastDays`).
  */
 export async function addToWindowRollups(
   db: Db,
