@@ -1,8 +1,9 @@
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { Config } from '../../config.js'
 import type { Ctx } from '../../context.js'
 import { systemClock } from '../../lib/clock.js'
 import { randomIds } from '../../lib/ids.js'
+import { startModuleThread } from '../../lib/thread.js'
 import { appendScanEvents } from '../webhooks/webhook-outbox.js'
 import type { ScanEvent } from './scan-event.js'
 import { writeScans } from './scans.service.js'
@@ -58,9 +59,6 @@ export interface WriterData {
 }
 
 function threadWriter(config: Config): ScanWriter {
-  // From source (tsx, vitest) the thread needs the same TypeScript loader; the build is plain JS.
-  const fromSource = import.meta.url.endsWith('.ts')
-  const entry = new URL(`./scan-writer.thread.${fromSource ? 'ts' : 'js'}`, import.meta.url)
   const pending = new Map<number, { resolve(n: number): void; reject(e: Error): void }>()
   let next = 0
   let worker: Worker | undefined
@@ -79,14 +77,7 @@ function threadWriter(config: Config): ScanWriter {
   /** The thread, started again after it died: its batch failed and goes back to the buffer. */
   const thread = () => {
     if (worker) return worker
-    const options = { workerData: { config } satisfies WriterData }
-    const started = fromSource
-      ? // tsx's hooks do not reach a thread through execArgv: the thread registers them first.
-        new Worker(
-          `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}) })`,
-          { ...options, eval: true, execArgv: ['--conditions=source'] },
-        )
-      : new Worker(entry, options)
+    const started = startModuleThread(import.meta.url, 'scan-writer.thread', { config } satisfies WriterData)
     started.on('message', (answer: WriteAnswer) => {
       if ('ready' in answer) {
         if (pending.size === 0) started.unref()
