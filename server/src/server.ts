@@ -20,7 +20,7 @@ import { prepareWorker } from './lib/worker.js'
 import { createLogger, type Logger } from './logger.js'
 import type { ScanBufferOptions } from './modules/scans/scan-buffer.js'
 import { type ScanRecorder, startScanRecorder } from './modules/scans/scan-recorder.js'
-import { startWebhookSender } from './modules/webhooks/webhook-sender.js'
+import { runWebhookSender } from './modules/webhooks/webhook-sender.js'
 
 export interface RunningServer {
   ctx: Ctx
@@ -77,16 +77,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const limits = new RateLimits(config, logger)
   const stopHousekeeping = scheduleHousekeeping(ctx)
   const scans = await startScanRecorder(ctx, options.scanBuffer)
-  // On a SQLite file the sender writes through a connection of its own that never waits for
-  // the lock in SQLite: under scan load the writer thread holds it for its batches, and the
-  // sender's claims and results waited there up to 10 ms each, blocking every redirect (1.2 s
-  // of a 13 s bench:webhooks round, #18.6). It backs off asynchronously instead; API writes
-  // and scan reservations keep the short wait, which their latency needs.
-  const senderHandle =
-    config.database.dialect === 'sqlite' && config.database.filename !== ':memory:'
-      ? openDatabase(config.database, undefined, undefined, 0)
-      : undefined
-  const webhooks = startWebhookSender(senderHandle ? { ...ctx, db: senderHandle.db } : ctx)
+  // The outbox's sender: a low-priority thread of its own (webhook-sender.ts), or in-process
+  // where a test hands in a clock, ids or logger that cannot cross into a thread.
+  const webhooks = runWebhookSender(ctx, {
+    inProcess: Boolean(options.clock || options.ids || options.logger),
+  })
   const reader = openReader(config.database)
   const lookups = createHotLookups(reader)
   const gate = createGate(ctx, limits)
@@ -124,7 +119,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await scans.close()
       // Attempts in flight end (each within WEBHOOK_TIMEOUT_MS); what waits stays in the outbox.
       await webhooks.close()
-      await senderHandle?.close()
       reader?.close()
       await ctx.checks.close()
       await limits.close()

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import type { QrCode, Webhook, WebhookDelivery, WebhookWithSecret } from '@qrctl/contract'
 import { runHousekeeping } from '@qrctl/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -301,6 +302,28 @@ describe.each(dialects())('webhooks on %s', (dialect) => {
   })
 
   describe('delivery rules', () => {
+    it.skipIf(process.platform !== 'linux')(
+      'sends from a thread of its own at the lowest priority, the request thread keeping its own',
+      async () => {
+        // A thread's nice value is the 19th field of its stat line (the 17th after the name).
+        const nice = (statFile: string) => {
+          const stat = readFileSync(statFile, 'utf8')
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+        }
+        // The thread lowers its priority once it has loaded (from source that takes a moment).
+        const threads = await until(
+          async () => readdirSync('/proc/self/task').map((id) => nice(`/proc/self/task/${id}/stat`)),
+          (values) => values.includes(19),
+        )
+        expect(threads).toContain(19)
+        expect(nice('/proc/thread-self/stat')).toBe(0)
+        // And that thread sends.
+        const { client, receiver, webhook } = await setup()
+        await client.post(`/webhooks/${webhook.id}/test`)
+        expect(await receiver.waitFor(1)).toHaveLength(1)
+      },
+    )
+
     it('retries a failed attempt after WEBHOOK_RETRY_DELAYS with the same webhook-id', async () => {
       const { client, receiver, webhook } = await setup()
       let calls = 0

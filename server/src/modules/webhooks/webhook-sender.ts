@@ -1,6 +1,9 @@
 import { isIP } from 'node:net'
+import type { Worker } from 'node:worker_threads'
 import { Agent, request } from 'undici'
 import type { Ctx } from '../../context.js'
+import { type DatabaseHandle, openDatabase } from '../../db/database.js'
+import { startModuleThread } from '../../lib/thread.js'
 import {
   activeWebhookIds,
   type ClaimedDelivery,
@@ -36,6 +39,25 @@ const FAN_OUT = 50
 /** The first 1 KiB of an answer is kept in the delivery log (DESIGN §15). */
 const KEPT_BODY_BYTES = 1024
 
+/**
+ * Whether this thread's event loop was busy more than BUSY_UTILIZATION of the time since the
+ * last call. The request thread's answers how busy the process is serving.
+ */
+export function busyMeter(): () => boolean {
+  let last = performance.eventLoopUtilization()
+  return () => {
+    const since = performance.eventLoopUtilization(last)
+    last = performance.eventLoopUtilization()
+    return since.utilization > BUSY_UTILIZATION
+  }
+}
+
+/** What the sender needs: its own database connection where it runs in a thread. */
+export type SenderCtx = Pick<Ctx, 'db' | 'dialect' | 'config' | 'clock' | 'ids' | 'logger'>
+
+/** PostgreSQL connections of the sender's thread: its claims run one at a time, its results a few. */
+const SENDER_POOL_SIZE = 4
+
 interface AttemptResult {
   ok: boolean
   responseStatus: number | null
@@ -51,12 +73,122 @@ export interface WebhookSender {
 }
 
 /**
+ * The sender's own database connection. On a SQLite file it never waits for the lock in
+ * SQLite: under scan load the writer thread holds it for its batches, and the sender's claims
+ * and results waited there up to 10 ms each (1.2 s of a 13 s bench:webhooks round, #18.6); it
+ * backs off asynchronously instead. On PostgreSQL a small pool of its own.
+ */
+export function openSenderDatabase(config: Ctx['config'], logger: Ctx['logger']): DatabaseHandle {
+  return config.database.dialect === 'sqlite'
+    ? openDatabase(config.database, undefined, undefined, 0)
+    : openDatabase(
+        config.database,
+        (error) => logger.warn({ err: error }, 'webhook sender: database connection lost'),
+        SENDER_POOL_SIZE,
+      )
+}
+
+/**
+ * Runs the process's sender where it least slows redirects and API answers (issue #18.6): in a
+ * worker thread of its own at the lowest scheduling priority, with its own database connection
+ * (webhook-sender.thread.ts). Under CPU contention the kernel runs the request and scan-writer
+ * threads first and the sender on what is left (deliveries wait in the outbox meanwhile, never
+ * in memory); with a spare core it runs there at full speed. An in-memory SQLite database
+ * (which no other connection can open) and a test's clock, ids or logger (which cannot cross
+ * into a thread) keep it in-process, on the request thread's event loop.
+ */
+export function runWebhookSender(ctx: Ctx, options: { inProcess: boolean }): WebhookSender {
+  const { database } = ctx.config
+  const inMemory = database.dialect === 'sqlite' && database.filename === ':memory:'
+  if (options.inProcess || inMemory) {
+    // Even in-process, a SQLite file gets the sender's own never-waiting connection.
+    const own =
+      inMemory || database.dialect !== 'sqlite' ? undefined : openSenderDatabase(ctx.config, ctx.logger)
+    const sender = startWebhookSender(own ? { ...ctx, db: own.db } : ctx)
+    return {
+      wake: sender.wake,
+      close: async () => {
+        await sender.close()
+        await own?.close()
+      },
+    }
+  }
+  return threadSender(ctx)
+}
+
+/** What the sender's thread gets. */
+export interface SenderThreadData {
+  config: Ctx['config']
+}
+/** Posted by the sender's thread: once started, and once closed after a `close` message. */
+export type SenderThreadMessage = { started: true } | { closed: true }
+/** Posted to the sender's thread; `busy`, every poll, is how busy the request thread is. */
+export type SenderThreadRequest = 'wake' | 'close' | { busy: boolean }
+
+/** After the sender's thread died (it should not), a new one starts after this long. */
+const THREAD_RESTART_MS = 1000
+
+function threadSender(ctx: Ctx): WebhookSender {
+  let thread: Worker | undefined
+  let closing = false
+  let closed: Promise<void> = Promise.resolve()
+  const start = () => {
+    const started = startModuleThread(import.meta.url, 'webhook-sender.thread', {
+      config: ctx.config,
+    } satisfies SenderThreadData)
+    // The thread never keeps the process alive by itself: the server does while it serves.
+    started.unref()
+    closed = new Promise<void>((resolve) => {
+      started.on('message', (message: SenderThreadMessage) => {
+        if ('closed' in message) resolve()
+      })
+      started.once('exit', (code) => {
+        resolve()
+        if (thread === started) thread = undefined
+        if (closing) return
+        // What it was sending is leased in the outbox; the lease runs out and it is sent again.
+        ctx.logger.warn({ code }, 'the webhook sender thread exited; starting another')
+        setTimeout(() => closing || thread || start(), THREAD_RESTART_MS).unref()
+      })
+    })
+    started.on('error', (error) => ctx.logger.warn({ err: error }, 'the webhook sender thread failed'))
+    thread = started
+  }
+  start()
+  // The thread's own event loop is idle while this one serves: it is told how busy this one is.
+  const meter = busyMeter()
+  const reporting = setInterval(
+    () => thread?.postMessage({ busy: meter() } satisfies SenderThreadRequest),
+    POLL_MS,
+  )
+  reporting.unref()
+  return {
+    wake: () => thread?.postMessage('wake' satisfies SenderThreadRequest),
+    close: async () => {
+      closing = true
+      clearInterval(reporting)
+      const running = thread
+      if (!running) return
+      // Attempts in flight end first (each within WEBHOOK_TIMEOUT_MS), as in-process.
+      running.ref()
+      running.postMessage('close' satisfies SenderThreadRequest)
+      await closed
+      await running.terminate()
+    },
+  }
+}
+
+/**
  * The outbox's sender, one per server process: a loop that leases due deliveries, POSTs them
  * as Standard Webhooks v1 and records each outcome. Everything waiting is in the database,
  * never in memory, so a slow or dead receiver costs at most PER_WEBHOOK_IN_FLIGHT sockets and
  * a crash loses nothing: a lease held by a dead process runs out and another attempt follows.
  */
-export function startWebhookSender(ctx: Ctx): WebhookSender {
+export function startWebhookSender(
+  ctx: SenderCtx,
+  /** Whether the process is busy serving: the request thread's `busyMeter`. */
+  isBusy: () => boolean = busyMeter(),
+): WebhookSender {
   const allow = new AllowList(ctx.config.webhookAllowHosts)
   const timeoutMs = ctx.config.webhookTimeoutMs
   // A lease outlives any attempt: claimed rows start within one timeout, then take at most one.
@@ -79,16 +211,12 @@ export function startWebhookSender(ctx: Ctx): WebhookSender {
   let starved = true
 
   /**
-   * Redirects and API answers come first (issue #18.6): while the process is busy (its event
-   * loop over BUSY_UTILIZATION since the last look) the sender starts at most BUSY_ATTEMPTS per
-   * poll and waits for the next poll. What it does not send waits in the outbox, not in memory.
+   * Redirects and API answers come first (issue #18.6): while the process is busy (its request
+   * thread's event loop over BUSY_UTILIZATION since the last look) the sender starts at most
+   * BUSY_ATTEMPTS per poll and waits for the next poll. What it does not send waits in the
+   * outbox, not in memory.
    */
-  let lastLook = performance.eventLoopUtilization()
-  const budget = () => {
-    const since = performance.eventLoopUtilization(lastLook)
-    lastLook = performance.eventLoopUtilization()
-    return since.utilization > BUSY_UTILIZATION ? BUSY_ATTEMPTS : MAX_IN_FLIGHT
-  }
+  const budget = () => (isBusy() ? BUSY_ATTEMPTS : MAX_IN_FLIGHT)
 
   const tick = async () => {
     if (closed) return
