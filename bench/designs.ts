@@ -229,7 +229,9 @@ async function main(): Promise<void> {
     )
   }
 
-  // The decode check of a batch: what POST /qr-codes/batch spends beyond storing the rows.
+  // The decode check of a batch, one check after another on this one core: the CPU a batch's
+  // checks cost. The server spreads them over a thread per core, so the batch's wall-time
+  // target (< 5 s for 100) is judged by bench:designs-batch, over HTTP, on both cores.
   if (BATCH <= 0) return
   const start = performance.now()
   let failed = 0
@@ -239,7 +241,7 @@ async function main(): Promise<void> {
   }
   const seconds = (performance.now() - start) / 1000
   process.stdout.write(
-    `Decode check of ${BATCH} styled codes: ${seconds.toFixed(1)} s (${((seconds * 1000) / BATCH).toFixed(0)} ms each, ${failed} refused); target < 5 s for 100: ${seconds * (100 / BATCH) < 5 ? 'met' : 'MISSED'}\n`,
+    `Decode check of ${BATCH} styled codes in a row on one core: ${seconds.toFixed(1)} s (${((seconds * 1000) / BATCH).toFixed(0)} ms each, ${failed} refused); the batch target (< 5 s for 100, the server's check threads on both cores) is bench:designs-batch's\n`,
   )
 }
 
