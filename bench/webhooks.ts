@@ -18,7 +18,8 @@
  *   npm run build && npm run bench:webhooks -w @qrctl/bench
  *   BENCH_ROUNDS   pairs (default 8)
  *   BENCH_SECONDS  seconds measured per server and pair (default 5)
- *   BENCH_WARMUP_SECONDS  load before those (default 5)
+ *   BENCH_WARMUP_SECONDS  load before those (default 30)
+ *   BENCH_THREADS  1: every server thread's CPU per redirect, by name and nice value
  *   BENCH_BASELINE_MAIN  another build's server/dist/main.js: its with/without run in the same
  *                        pairs (four servers a pair, order rotating), for an A/B of two builds
  */
@@ -41,8 +42,12 @@ import {
 
 const CONNECTIONS = 50
 // Long enough for what a fresh server does once (compiling the sender's and undici's code, the
-// first fan-out of a bundle: 2,000 rows) to be over before the measured seconds.
-const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 5)
+// first fan-out of a bundle: 2,000 rows) to be over before the measured seconds. The sender's
+// thread runs at nice 19, so under this load its code warms up slowly, and V8 compiles it on its
+// helper threads, which run at normal priority: after 5 s they still spent +15-19 us a redirect
+// (TurboFan jobs and marking, perf, 2026-11-27), after 30 s +0.5-1.5 us, as a server that has
+// run for a while does.
+const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 30)
 const MEASURE_S = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8)
 const BASELINE_MAIN = process.env.BENCH_BASELINE_MAIN
@@ -92,6 +97,8 @@ function threadCpuMs(pid: number): Map<number, number> {
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
       out.set(Number(task), statCpuMs(`/proc/${pid}/task/${task}/stat`))
+      // A thread at a lowered priority (the webhook sender's) is counted apart from the rest.
+      if (threadNice(`/proc/${pid}/task/${task}/stat`) > 0) lowPriority.add(Number(task))
     } catch {
       // The thread ended between listing and reading.
     }
@@ -99,20 +106,66 @@ function threadCpuMs(pid: number): Map<number, number> {
   return out
 }
 
-/** µs of CPU per redirect: the main thread, the busiest other thread (the scan writer), the rest. */
+/** BENCH_THREADS=1: every thread that used CPU, by name, nice and µs per redirect. */
+function printThreads(
+  pid: number,
+  before: Map<number, number>,
+  after: Map<number, number>,
+  requests: number,
+) {
+  const rows = [...after]
+    .map(([tid, ms]) => {
+      const stat = `/proc/${pid}/task/${tid}/stat`
+      let name = '?'
+      try {
+        name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+      } catch {}
+      let nice = Number.NaN
+      try {
+        nice = threadNice(stat)
+      } catch {}
+      return { tid, name, nice, us: ((ms - (before.get(tid) ?? 0)) * 1000) / requests }
+    })
+    .filter((x) => x.us > 0.05)
+    .sort((a, b) => b.us - a.us)
+  process.stdout.write(
+    `    threads: ${rows.map((x) => `${x.name}#${x.tid}(n${x.nice}) ${x.us.toFixed(1)}`).join(', ')}\n`,
+  )
+}
+
+/** Ids of the servers' threads seen at a lowered priority (nice above 0). */
+const lowPriority = new Set<number>()
+
+/** A thread's nice value: the 19th field of its stat line (the 17th after the command's name). */
+function threadNice(statFile: string): number {
+  return Number(readFileSync(statFile, 'utf8').split(') ')[1]?.split(' ')[16])
+}
+
+/**
+ * µs of CPU per redirect: the main thread, the busiest other thread at normal priority (the scan
+ * writer), the threads at a lowered priority (the webhook sender's) and the rest (V8's helpers).
+ */
 function perThread(pid: number, before: Map<number, number>, after: Map<number, number>, requests: number) {
   let main = 0
+  let low = 0
   const others: number[] = []
   for (const [tid, ms] of after) {
     const used = ms - (before.get(tid) ?? 0)
     if (tid === pid) main = used
+    else if (lowPriority.has(tid)) low += used
     else others.push(used)
   }
   others.sort((a, b) => b - a)
   const writer = others[0] ?? 0
   const rest = others.slice(1).reduce((s, x) => s + x, 0)
   const us = (ms: number) => (ms * 1000) / requests
-  return { totalUs: us(main + writer + rest), mainUs: us(main), writerUs: us(writer), restUs: us(rest) }
+  return {
+    totalUs: us(main + writer + low + rest),
+    mainUs: us(main),
+    writerUs: us(writer),
+    lowUs: us(low),
+    restUs: us(rest),
+  }
 }
 
 async function measure(url: string, pid: number) {
@@ -124,7 +177,9 @@ async function measure(url: string, pid: number) {
     durationSeconds: MEASURE_S,
     headersPerRequest: scanner,
   })
-  return { ...result, cpu: perThread(pid, before, threadCpuMs(pid), result.completed) }
+  const after = threadCpuMs(pid)
+  if (process.env.BENCH_THREADS) printThreads(pid, before, after, result.completed)
+  return { ...result, cpu: perThread(pid, before, after, result.completed) }
 }
 
 function outbox(dbFile: string) {
@@ -235,7 +290,7 @@ async function main() {
         results[arm.name] = m
         process.stdout.write(
           `pair ${r + 1} (load ${loadAvg}): ${arm.name.padEnd(12)} ${String(Math.round(m.requestsPerSecond)).padStart(6)} req/s` +
-            `  p99 ${m.p99.toFixed(2)} ms  CPU µs/req: main ${m.cpu.mainUs.toFixed(1)}, writer ${m.cpu.writerUs.toFixed(1)}, rest ${m.cpu.restUs.toFixed(1)}, total ${m.cpu.totalUs.toFixed(1)}\n`,
+            `  p99 ${m.p99.toFixed(2)} ms  CPU µs/req: main ${m.cpu.mainUs.toFixed(1)}, writer ${m.cpu.writerUs.toFixed(1)}, low-priority ${m.cpu.lowUs.toFixed(1)}, rest ${m.cpu.restUs.toFixed(1)}, total ${m.cpu.totalUs.toFixed(1)}\n`,
         )
       }
       rounds.push({ load: loadAvg, results })
@@ -254,6 +309,7 @@ async function main() {
       const threads = (arm: string) => ({
         mainUs: cpu(arm, (c) => c.mainUs),
         writerUs: cpu(arm, (c) => c.writerUs),
+        lowUs: cpu(arm, (c) => c.lowUs),
         restUs: cpu(arm, (c) => c.restUs),
         totalUs: cpu(arm, (c) => c.totalUs),
       })
