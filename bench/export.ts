@@ -30,7 +30,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1)
 // before/after in one session). Default: the built server.
 const SERVERS = (process.env.BENCH_SERVERS ?? SERVER_MAIN).split(',')
 // BENCH_NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof) is handed to the servers.
-const NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}
+const NODE_OPTIONS: Record<string, string> = process.env.BENCH_NODE_OPTIONS
+  ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS }
+  : {}
 
 const rssMb = (pid: number) => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')

@@ -132,7 +132,7 @@ async function run(b: Build, file: string, webhooks: number) {
       (
         (await db
           .selectFrom('webhook_events')
-          .select((eb) => eb.fn.countAll().as('n'))
+          .select(db.fn.countAll().as('n'))
           .where('is_bundle', '=', 0)
           .executeTakeFirst()) as { n: number }
       ).n,
