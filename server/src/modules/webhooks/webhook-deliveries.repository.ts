@@ -25,7 +25,8 @@ export interface ClaimOptions {
 /** The active webhooks: the sender claims for each in turn (a short list per process). */
 export async function activeWebhookIds(db: Db): Promise<string[]> {
   const rows = await db.selectFrom('webhooks').select('id').where('is_active', '=', 1).execute()
-  return rows.map((r) => r.id)
+  // In one order, whatever the database's collation: the sender takes turns along it.
+  return rows.map((r) => r.id).sort()
 }
 
 /**

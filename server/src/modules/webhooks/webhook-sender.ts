@@ -209,6 +209,12 @@ export function startWebhookSender(
   let lastBusyFanOut = 0
   /** Whether the last look found a webhook with room and nothing due for it. */
   let starved = true
+  /**
+   * The webhook the last look's budget ran out after: the next look starts with the one after
+   * it. While the process is busy a look starts only BUSY_ATTEMPTS, which the first two
+   * webhooks with a backlog would take every time; taking turns, every webhook's backlog moves.
+   */
+  let resumeAfter: string | undefined
 
   /**
    * Redirects and API answers come first (issue #18.6): while the process is busy (its request
@@ -237,7 +243,11 @@ export function startWebhookSender(
     const now = ctx.clock.now()
     const leaseUntil = new Date(now.getTime() + leaseMs).toISOString()
     starved = false
-    for (const webhookId of await activeWebhookIds(ctx.db)) {
+    const ids = await activeWebhookIds(ctx.db)
+    const after = resumeAfter
+    const first = after === undefined ? 0 : ids.findIndex((id) => id > after)
+    resumeAfter = undefined
+    for (const webhookId of first > 0 ? [...ids.slice(first), ...ids.slice(0, first)] : ids) {
       const room = Math.min(left, PER_WEBHOOK_IN_FLIGHT - (inFlight.get(webhookId) ?? 0))
       if (closed || left <= 0) break
       if (room <= 0) continue
@@ -249,6 +259,7 @@ export function startWebhookSender(
       if (claimed.length < room) starved = true
       left -= claimed.length
       for (const delivery of claimed) start(delivery)
+      if (left <= 0) resumeAfter = webhookId
     }
   }
 
