@@ -30,7 +30,7 @@ export function createScanWriter(ctx: Ctx): ScanWriter {
   // A clock or id source handed in (tests) cannot cross into a thread: those write in-process.
   const injected = ctx.clock !== systemClock || ctx.ids !== randomIds
   if (database.dialect === 'sqlite' && database.filename !== ':memory:' && !injected)
-    return threadWriter(ctx.config)
+    return threadWriter(ctx.config, ctx.logger)
   return { ready: Promise.resolve(), write: storeScans(ctx), close: async () => {} }
 }
 
@@ -58,7 +58,7 @@ export interface WriterData {
   config: Config
 }
 
-function threadWriter(config: Config): ScanWriter {
+function threadWriter(config: Config, logger: Ctx['logger']): ScanWriter {
   const pending = new Map<number, { resolve(n: number): void; reject(e: Error): void }>()
   let next = 0
   let worker: Worker | undefined
@@ -90,11 +90,15 @@ function threadWriter(config: Config): ScanWriter {
       else waiting?.resolve(answer.written)
     })
     started.on('error', (error) => {
+      // An error thrown in the thread outside a batch's write would otherwise go unseen.
+      logger.error({ err: error }, 'the scan writer thread failed')
       failStart(error)
       failAll(error)
     })
     started.on('exit', (code) => {
       if (worker === started) worker = undefined
+      if (code !== 0 && !closed)
+        logger.warn({ code }, 'the scan writer thread exited; the next batch starts another')
       failAll(new Error(`the scan writer thread exited (${code})`))
     })
     // The thread keeps the process alive while it starts and while a batch is being written.
