@@ -125,6 +125,9 @@ export type SenderThreadMessage = { started: true } | { closed: true }
 /** Posted to the sender's thread; `busy`, every poll, is how busy the request thread is. */
 export type SenderThreadRequest = 'wake' | 'close' | { busy: boolean }
 
+/** How much longer than one attempt's timeout closing waits for the sender's thread. */
+const CLOSE_GRACE_MS = 2000
+
 /** After the sender's thread died (it should not), a new one starts after this long. */
 const THREAD_RESTART_MS = 1000
 
@@ -169,10 +172,19 @@ function threadSender(ctx: Ctx): WebhookSender {
       clearInterval(reporting)
       const running = thread
       if (!running) return
-      // Attempts in flight end first (each within WEBHOOK_TIMEOUT_MS), as in-process.
+      // Attempts in flight end first (each within WEBHOOK_TIMEOUT_MS), as in-process. At nice 19
+      // on a saturated machine the thread may get the core seldom, so shutdown waits for it no
+      // longer than that: what it had claimed is leased in the outbox and is sent again.
       running.ref()
       running.postMessage('close' satisfies SenderThreadRequest)
-      await closed
+      let waited: NodeJS.Timeout | undefined
+      await Promise.race([
+        closed,
+        new Promise<void>((enough) => {
+          waited = setTimeout(enough, ctx.config.webhookTimeoutMs + CLOSE_GRACE_MS)
+        }),
+      ])
+      clearTimeout(waited)
       await running.terminate()
     },
   }
