@@ -4,6 +4,7 @@ import type { Ctx } from '../../context.js'
 import { systemClock } from '../../lib/clock.js'
 import { randomIds } from '../../lib/ids.js'
 import { appendScanEvents } from '../webhooks/webhook-outbox.js'
+import { type ScanColumns, toColumns } from './scan-columns.js'
 import type { ScanEvent } from './scan-event.js'
 import { writeScans } from './scans.service.js'
 import { SeenVisitors } from './seen-visitors.js'
@@ -24,7 +25,7 @@ export interface ScanWriter {
   close(): Promise<void>
 }
 
-export function createScanWriter(ctx: Ctx): ScanWriter {
+export function createScanWriter(ctx: WriteCtx): ScanWriter {
   const { database } = ctx.config
   // A clock or id source handed in (tests) cannot cross into a thread: those write in-process.
   const injected = ctx.clock !== systemClock || ctx.ids !== randomIds
@@ -46,7 +47,8 @@ type WriteCtx = Pick<Ctx, 'db' | 'dialect' | 'config' | 'clock' | 'ids'>
 
 export interface WriteRequest {
   id: number
-  events: ScanEvent[]
+  /** The batch, as columns: cheaper to clone across the threads (scan-columns.ts). */
+  scans: ScanColumns
 }
 export type WriteAnswer =
   | { id: number; written: number }
@@ -122,7 +124,7 @@ function threadWriter(config: Config): ScanWriter {
         pending.set(id, { resolve, reject })
         const target = thread()
         target.ref()
-        target.postMessage({ id, events } satisfies WriteRequest)
+        target.postMessage({ id, scans: toColumns(events) } satisfies WriteRequest)
       })
     },
     async close() {
