@@ -16,10 +16,12 @@
  * - `image`: GET /api/v1/qr-codes/{id}/image.png, a cached 512 px image with an API key.
  *
  * Each server gets its own fresh SQLite file and 16 connections. Reported per build: CPU per
- * request of the whole process and of its main thread (the rest is the scan writer thread and
- * V8's helpers), summed over the rounds after a warm-up round, and the ratio to the first build.
+ * request of the whole process, of its main thread and of its busiest other thread (under
+ * `counted`, the scan writer thread; a build without one shows a V8 helper there), the rest
+ * being V8's helpers (GC, compilation) and libuv's, summed over the rounds after a warm-up
+ * round, and the ratio to the first build.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import {
@@ -41,9 +43,20 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6)
 const CONNECTIONS = 16
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'counted,head,image').split(',')
 
-/** utime + stime in ms of a process, or of one of its threads. */
-const cpuMs = (pid: number, tid?: number) =>
-  statCpuMs(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`)
+/** utime + stime in ms of a process. */
+const cpuMs = (pid: number) => statCpuMs(`/proc/${pid}/stat`)
+
+/** utime + stime in ms of each live thread of a process, by thread id. */
+function threadCpuMs(pid: number): Map<number, number> {
+  const threads = new Map<number, number>()
+  for (const tid of readdirSync(`/proc/${pid}/task`))
+    try {
+      threads.set(Number(tid), statCpuMs(`/proc/${pid}/task/${tid}/stat`))
+    } catch {
+      // The thread ended between listing and reading.
+    }
+  return threads
+}
 
 interface Server {
   build: string
@@ -92,10 +105,11 @@ async function measure(scenario: string) {
   const order = [...BUILDS, ...[...BUILDS].reverse()]
   const servers: Server[] = []
   for (const build of order) servers.push(await start(build))
-  const sums = servers.map(() => ({ all: 0, main: 0, requests: 0 }))
+  // Per server: the whole process's CPU, each thread's (by id) and the requests, measured rounds only.
+  const sums = servers.map(() => ({ all: 0, threads: new Map<number, number>(), requests: 0 }))
   try {
     for (let r = 0; r <= ROUNDS; r++) {
-      const before = servers.map((s) => ({ all: cpuMs(s.pid), main: cpuMs(s.pid, s.pid) }))
+      const before = servers.map((s) => ({ all: cpuMs(s.pid), threads: threadCpuMs(s.pid) }))
       const results = await Promise.all(
         servers.map((s) =>
           load({ connections: CONNECTIONS, durationSeconds: SECONDS, ...request(s, scenario) }),
@@ -105,7 +119,8 @@ async function measure(scenario: string) {
       servers.forEach((s, i) => {
         const sum = sums[i] as (typeof sums)[number]
         sum.all += cpuMs(s.pid) - (before[i]?.all ?? 0)
-        sum.main += cpuMs(s.pid, s.pid) - (before[i]?.main ?? 0)
+        for (const [tid, ms] of threadCpuMs(s.pid))
+          sum.threads.set(tid, (sum.threads.get(tid) ?? 0) + ms - (before[i]?.threads.get(tid) ?? 0))
         sum.requests += results[i]?.completed ?? 0
       })
     }
@@ -117,20 +132,29 @@ async function measure(scenario: string) {
   }
   const load1 = readFileSync('/proc/loadavg', 'utf8').split(' ')[0]
   const perBuild = BUILDS.map((build) => {
-    const mine = sums.filter((_, i) => order[i] === build)
+    const mine = sums.flatMap((s, i) => (order[i] === build ? [{ ...s, pid: servers[i]?.pid }] : []))
     const requests = mine.reduce((n, s) => n + s.requests, 0)
+    const main = mine.reduce((n, s) => n + (s.threads.get(s.pid as number) ?? 0), 0)
+    const busiest = mine.reduce(
+      (n, s) => n + Math.max(0, ...[...s.threads].filter(([tid]) => tid !== s.pid).map(([, ms]) => ms)),
+      0,
+    )
+    const all = mine.reduce((n, s) => n + s.all, 0)
     return {
       build,
       requests,
-      cpuUs: (mine.reduce((n, s) => n + s.all, 0) * 1000) / requests,
-      mainUs: (mine.reduce((n, s) => n + s.main, 0) * 1000) / requests,
+      cpuUs: (all * 1000) / requests,
+      mainUs: (main * 1000) / requests,
+      otherUs: (busiest * 1000) / requests,
+      restUs: ((all - main - busiest) * 1000) / requests,
     }
   })
   const first = perBuild[0] as (typeof perBuild)[number]
   console.log(`\n${scenario} (${ROUNDS} rounds of ${SECONDS} s, load average ${load1} at the end)`)
+  const ratio = (a: number, b: number) => (b > 0 ? `${round(a / b, 3)}×` : '–')
   for (const b of perBuild)
     console.log(
-      `  ${b.build}: ${round(b.cpuUs, 1)} µs CPU per request (${round(b.cpuUs / first.cpuUs, 3)}×), main thread ${round(b.mainUs, 1)} µs (${round(b.mainUs / first.mainUs, 3)}×), ${b.requests} requests`,
+      `  ${b.build}: ${round(b.cpuUs, 1)} µs CPU per request (${ratio(b.cpuUs, first.cpuUs)}), main thread ${round(b.mainUs, 1)} µs (${ratio(b.mainUs, first.mainUs)}), busiest other thread ${round(b.otherUs, 1)} µs (${ratio(b.otherUs, first.otherUs)}), the rest ${round(b.restUs, 1)} µs, ${b.requests} requests`,
     )
 }
 

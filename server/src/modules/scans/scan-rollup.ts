@@ -8,8 +8,8 @@ export type Dimension = (typeof DIMENSIONS)[number]
 export const ALL_SCANS = 'scans'
 export const UNKNOWN = 'Unknown'
 
-// Rollup dimensions in name order, so rows come out sorted without a sort of the whole batch.
-const STORED = ['browser', 'city', 'country', 'device', 'os', 'referrer', ALL_SCANS] as const
+/** Rollup dimensions in name order, so rows come out sorted without a sort of the whole batch. */
+export const STORED = ['browser', 'city', 'country', 'device', 'os', 'referrer', ALL_SCANS] as const
 
 interface CodeTally {
   scans: number

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { openDatabase } from '../../db/database.js'
 import { systemClock } from '../../lib/clock.js'
 import { randomIds } from '../../lib/ids.js'
+import { fromColumns } from './scan-columns.js'
 import { storeScans, type WriteAnswer, type WriteRequest, type WriterData } from './scan-writer.js'
 
 /**
@@ -25,7 +26,7 @@ parentPort?.on('message', (request: WriteRequest) => {
   queue = queue.then(async () => {
     let answer: WriteAnswer
     try {
-      answer = { id: request.id, written: await store(request.events) }
+      answer = { id: request.id, written: await store(fromColumns(request.scans)) }
     } catch (error) {
       answer = { id: request.id, error: error instanceof Error ? error.message : String(error) }
     }

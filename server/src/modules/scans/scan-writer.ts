@@ -5,6 +5,7 @@ import { systemClock } from '../../lib/clock.js'
 import { randomIds } from '../../lib/ids.js'
 import { startModuleThread } from '../../lib/thread.js'
 import { appendScanEvents } from '../webhooks/webhook-outbox.js'
+import { type ScanColumns, toColumns } from './scan-columns.js'
 import type { ScanEvent } from './scan-event.js'
 import { writeScans } from './scans.service.js'
 import { SeenVisitors } from './seen-visitors.js'
@@ -25,7 +26,7 @@ export interface ScanWriter {
   close(): Promise<void>
 }
 
-export function createScanWriter(ctx: Ctx): ScanWriter {
+export function createScanWriter(ctx: WriteCtx & Pick<Ctx, 'logger'>): ScanWriter {
   const { database } = ctx.config
   // A clock or id source handed in (tests) cannot cross into a thread: those write in-process.
   const injected = ctx.clock !== systemClock || ctx.ids !== randomIds
@@ -47,7 +48,8 @@ type WriteCtx = Pick<Ctx, 'db' | 'dialect' | 'config' | 'clock' | 'ids'>
 
 export interface WriteRequest {
   id: number
-  events: ScanEvent[]
+  /** The batch, as columns: cheaper to clone across the threads (scan-columns.ts). */
+  scans: ScanColumns
 }
 export type WriteAnswer =
   | { id: number; written: number }
@@ -117,7 +119,7 @@ function threadWriter(config: Config, logger: Ctx['logger']): ScanWriter {
         pending.set(id, { resolve, reject })
         const target = thread()
         target.ref()
-        target.postMessage({ id, events } satisfies WriteRequest)
+        target.postMessage({ id, scans: toColumns(events) } satisfies WriteRequest)
       })
     },
     async close() {

@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { loadConfig } from '../../config.js'
+import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../db/database.js'
+import { systemClock } from '../../lib/clock.js'
+import { randomIds } from '../../lib/ids.js'
+import { createLogger } from '../../logger.js'
+import type { ScanEvent } from './scan-event.js'
+import { createScanWriter, type ScanWriter } from './scan-writer.js'
+
+const NOW = '2026-11-27T11:00:00.000Z'
+
+/** Every field set, and different in each scan: a field lost on the way shows as a difference. */
+const SCANS: ScanEvent[] = [
+  {
+    qrCodeId: 'code-a',
+    scannedAt: '2026-11-27T11:00:00.001Z',
+    visitorId: 'visitor-1',
+    device: 'mobile',
+    browser: 'Mobile Safari',
+    os: 'iOS',
+    country: 'DE',
+    city: 'Berlin',
+    referrer: 'www.instagram.com',
+  },
+  {
+    qrCodeId: 'code-a',
+    scannedAt: '2026-11-27T11:00:00.002Z',
+    visitorId: 'visitor-2',
+    device: 'desktop',
+    browser: 'Firefox',
+    os: 'Linux',
+    country: 'FR',
+    city: 'Lyon',
+    referrer: 'direct',
+  },
+  {
+    qrCodeId: 'code-a',
+    scannedAt: '2026-11-27T11:00:00.003Z',
+    visitorId: 'visitor-3',
+    device: 'other',
+    browser: null,
+    os: null,
+    country: null,
+    city: null,
+    referrer: null,
+  },
+]
+
+describe('the scan writer thread', () => {
+  let dir: string
+  let handle: DatabaseHandle
+  let writer: ScanWriter | undefined
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qrctl-scan-writer-'))
+    handle = openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'scans.db')}` }).database)
+    await migrateToLatest(handle.db)
+    await handle.db
+      .insertInto('accounts')
+      .values({ id: 'acc', name: 'a', plan: 'pro', subscription_status: 'active', created_at: NOW })
+      .execute()
+    await handle.db
+      .insertInto('qr_codes')
+      .values({
+        id: 'code-a',
+        account_id: 'acc',
+        name: 'a',
+        type: 'dynamic',
+        content_type: 'url',
+        content: 'https://example.com/',
+        short_code: 'aaaaaaa',
+        is_active: 1,
+        created_at: NOW,
+        updated_at: NOW,
+      })
+      .execute()
+  })
+
+  afterEach(async () => {
+    await writer?.close()
+    await handle.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('stores every field of every scan posted to it', async () => {
+    // A SQLite file with the system clock and ids: the batch crosses into the writer's thread.
+    const config = loadConfig({ DATABASE_URL: `file:${join(dir, 'scans.db')}` })
+    writer = createScanWriter({
+      ...handle,
+      config,
+      clock: systemClock,
+      ids: randomIds,
+      logger: createLogger(config),
+    })
+    await writer.ready
+
+    expect(await writer.write(SCANS)).toBe(SCANS.length)
+
+    const rows = await handle.db.selectFrom('scans').selectAll().orderBy('id').execute()
+    expect(
+      rows.map((r) => ({
+        qrCodeId: r.qr_code_id,
+        scannedAt: r.scanned_at,
+        visitorId: r.visitor_id,
+        device: r.device,
+        browser: r.browser,
+        os: r.os,
+        country: r.country,
+        city: r.city,
+        referrer: r.referrer,
+      })),
+    ).toStrictEqual(SCANS)
+  })
+})
