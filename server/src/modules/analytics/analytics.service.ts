@@ -292,13 +292,12 @@ export async function getAccountAnalytics(
 ): Promise<AccountAnalytics> {
   const { qrCodeIds, tag, ...windowQuery } = query
   const { codes, firstInstant } = await resolveCodes(ctx, accountId, qrCodeIds, tag)
-  const { window, previous } = resolveWindow(windowQuery, {
-    now: ctx.clock.now().getTime(),
-    firstInstant,
-    defaultPeriod: '30d',
-  })
+  const now = ctx.clock.now().getTime()
+  const { window, previous } = resolveWindow(windowQuery, { now, firstInstant, defaultPeriod: '30d' })
   return readOnly(ctx, async (db) => {
-    const answer = toAnalytics(window, await summarize(db, codes, window, { visitors: true }))
+    // One code (an account with one live code, or one named) ending now: its last-seen
+    // histogram, as GET /qr-codes/{id}/analytics reads it.
+    const answer = toAnalytics(window, await summarize(db, codes, window, { visitors: true, now }))
     const split = splitWindow(window.countFrom, window.countTo)
     const withCodes = { ...answer, topCodes: await topCodes(db, ctx.dialect, codes, split, TOP) }
     return previous ? { ...withCodes, previous: await previousTotals(db, codes, previous) } : withCodes
