@@ -257,6 +257,67 @@ describe.each(dialects())('unique visitors against the scans themselves on %s', 
       }
   })
 
+  it("counts visitors exactly at a zone window's partial UTC days, at the zones' midnights", async () => {
+    // A window in a zone starts and ends inside UTC days: Kathmandu's days start at 18:15 UTC
+    // (its first partial day is a quarter of a UTC day, its last three quarters), New York's at
+    // 04:00 or 05:00 (the other way round), Lord Howe's near 13:00. Visitors at every part of
+    // twenty days, most several times, checked against the scans per code and through
+    // GET /analytics, for windows ending now and earlier ones.
+    const code = await createDynamic(client)
+    const random = randomFrom(dialect === 'sqlite' ? 5 : 13)
+    const now = clock.now().getTime()
+    const today = new Date(now).toISOString().slice(0, 10)
+    const visitor = () => `edge-${Math.floor(random() ** 2 * 80)}`
+    const rows = Array.from({ length: 400 }, () => ({
+      at: new Date(now - 60_000 - Math.floor(random() * 20 * DAY_MS)).toISOString(),
+      visitor: visitor(),
+    }))
+    // And in the first and the last minute of the zones' local days (their midnights in UTC,
+    // either side of DST), where a quarter hour's place decides which window a scan is in.
+    const midnight = Date.parse(`${today}T00:00:00.000Z`)
+    for (let day = 1; day <= 20; day++)
+      for (const hours of [18.25, 4, 5, 13, 13.5])
+        for (const minute of [-1, 0]) {
+          const at = midnight - day * DAY_MS + hours * 3_600_000 + minute * 60_000
+          if (random() < 0.6) rows.push({ at: new Date(at).toISOString(), visitor: visitor() })
+        }
+    await scansAt(server, server.accountId, code.id, rows)
+    const distinct = (zone: string, from: string, to: string) =>
+      new Set(
+        rows
+          .filter((r) => {
+            const date = localDate(r.at, zone)
+            return date >= from && date <= to
+          })
+          .map((r) => r.visitor),
+      ).size
+    const check = async (query: string) => {
+      const res = await client.get(`/qr-codes/${code.id}/analytics?${query}&compare=previous`)
+      expect(res.status, res.text).toBe(200)
+      const { from, to, uniqueVisitors, previous, timezone } = res.body.data
+      expect(uniqueVisitors, query).toBe(distinct(timezone, from, to))
+      expect(previous.uniqueVisitors, `previous of ${query}`).toBe(
+        distinct(timezone, previous.from, previous.to),
+      )
+      const account = await client.get(`/analytics?qrCodeIds=${code.id}&${query}&compare=previous`)
+      expect(account.status, account.text).toBe(200)
+      expect(account.body.data.uniqueVisitors, `account ${query}`).toBe(uniqueVisitors)
+      expect(account.body.data.previous.uniqueVisitors, `account ${query}`).toBe(previous.uniqueVisitors)
+      return uniqueVisitors as number
+    }
+    let counted = 0
+    for (const zone of ['Asia/Kathmandu', 'America/New_York', 'Australia/Lord_Howe']) {
+      counted += await check(`period=7d&timezone=${zone}`)
+      for (let i = 0; i < 10; i++) {
+        const from = addDays(today, -Math.floor(random() * 12))
+        const to = addDays(from, Math.floor(random() * 5))
+        counted += await check(`from=${from}&to=${to > today ? today : to}&timezone=${zone}`)
+      }
+    }
+    // Not a test of empty windows: most of them have visitors.
+    expect(counted).toBeGreaterThan(33 * 15)
+  })
+
   it('keeps a window exact when a visit is imported between two stored ones', async () => {
     const code = await createDynamic(client)
     const id = code.id
