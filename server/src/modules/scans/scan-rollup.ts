@@ -31,7 +31,24 @@ function bump(counts: Map<string, number> | undefined, value: string): void {
   counts?.set(value, (counts.get(value) ?? 0) + 1)
 }
 
-const sortedKeys = <K>(map: Map<K, unknown>): K[] => [...map.keys()].sort()
+/**
+ * A new tally of a batch's scans in one bucket (a day, a quarter hour): one Map (value → count)
+ * per STORED dimension, in its order.
+ */
+export const newTally = (): Map<string, number>[] => STORED.map(() => new Map<string, number>())
+
+/** Counts a scan in a tally of `newTally`: its value in each dimension, and in all scans. */
+export function tallyScan(tally: Map<string, number>[], scan: ScanEvent): void {
+  bump(tally[0], scan.browser ?? UNKNOWN)
+  bump(tally[1], scan.city ?? UNKNOWN)
+  bump(tally[2], scan.country ?? UNKNOWN)
+  bump(tally[3], scan.device)
+  bump(tally[4], scan.os ?? UNKNOWN)
+  bump(tally[5], scan.referrer ?? UNKNOWN)
+  bump(tally[6], '')
+}
+
+export const sortedKeys = <K>(map: Map<K, unknown>): K[] => [...map.keys()].sort()
 
 /**
  * Sums a batch per code, day, dimension and value, keyed by the values themselves (no
@@ -50,16 +67,10 @@ export function rollUp(events: ScanEvent[]): Rollup {
     const day = event.scannedAt.slice(0, 10)
     let dims = tally.days.get(day)
     if (!dims) {
-      dims = STORED.map(() => new Map<string, number>())
+      dims = newTally()
       tally.days.set(day, dims)
     }
-    bump(dims[0], event.browser ?? UNKNOWN)
-    bump(dims[1], event.city ?? UNKNOWN)
-    bump(dims[2], event.country ?? UNKNOWN)
-    bump(dims[3], event.device)
-    bump(dims[4], event.os ?? UNKNOWN)
-    bump(dims[5], event.referrer ?? UNKNOWN)
-    bump(dims[6], '')
+    tallyScan(dims, event)
     const last = tally.visitors.get(event.visitorId)
     if (last === undefined || day > last) tally.visitors.set(event.visitorId, day)
   }

@@ -3,7 +3,7 @@ import type { Db, Dialect } from '../../db/database.js'
 import type { ScanQuartersTable, ScanRunningTable, ScanVisitorDatesTable } from '../../db/schema.js'
 import { BatchStatement } from './batch-statement.js'
 import type { ScanEvent } from './scan-event.js'
-import { STORED, UNKNOWN } from './scan-rollup.js'
+import { newTally, STORED, sortedKeys, tallyScan } from './scan-rollup.js'
 import { addToVisitorGaps, linkKnownVisits, type VisitLink } from './visitor-gaps.js'
 
 /** A 15-minute UTC bucket: every time zone's midnight falls on one (DESIGN §16). */
@@ -18,12 +18,6 @@ interface CodeWindows {
   /** day → visitor id → the visitor's row of that day */
   days: Map<string, Map<string, ScanVisitorDatesTable>>
 }
-
-function bump(counts: Map<string, number> | undefined, value: string): void {
-  counts?.set(value, (counts.get(value) ?? 0) + 1)
-}
-
-const sortedKeys = <K>(map: Map<K, unknown>): K[] => [...map.keys()].sort()
 
 /**
  * The rows one batch adds to the window rollups, in key order (so writers lock rows alike).
@@ -45,16 +39,10 @@ export function windowRows(events: ScanEvent[]): {
     const quarter = quarterOf(Date.parse(e.scannedAt))
     let counts = code.quarters.get(quarter)
     if (!counts) {
-      counts = STORED.map(() => new Map<string, number>())
+      counts = newTally()
       code.quarters.set(quarter, counts)
     }
-    bump(counts[0], e.browser ?? UNKNOWN)
-    bump(counts[1], e.city ?? UNKNOWN)
-    bump(counts[2], e.country ?? UNKNOWN)
-    bump(counts[3], e.device)
-    bump(counts[4], e.os ?? UNKNOWN)
-    bump(counts[5], e.referrer ?? UNKNOWN)
-    bump(counts[6], '')
+    tallyScan(counts, e)
     const day = e.scannedAt.slice(0, 10)
     let visitors = code.days.get(day)
     if (!visitors) {
