@@ -310,7 +310,9 @@ describe.each(dialects())('webhooks on %s', (dialect) => {
           const stat = readFileSync(statFile, 'utf8')
           return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
         }
-        // The thread lowers its priority once it has loaded (from source that takes a moment).
+        // The thread starts once a webhook exists, and lowers its priority once it has loaded
+        // (from source that takes a moment).
+        const { client, receiver, webhook } = await setup()
         const threads = await until(
           async () => readdirSync('/proc/self/task').map((id) => nice(`/proc/self/task/${id}/stat`)),
           (values) => values.includes(19),
@@ -318,7 +320,6 @@ describe.each(dialects())('webhooks on %s', (dialect) => {
         expect(threads).toContain(19)
         expect(nice('/proc/thread-self/stat')).toBe(0)
         // And that thread sends.
-        const { client, receiver, webhook } = await setup()
         await client.post(`/webhooks/${webhook.id}/test`)
         expect(await receiver.waitFor(1)).toHaveLength(1)
       },

@@ -22,6 +22,17 @@ export interface ClaimOptions {
   limit: number
 }
 
+/** Whether any account has an active webhook: until one does, a process needs no sender thread. */
+export async function hasActiveWebhook(db: Db): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhooks')
+    .select('id')
+    .where('is_active', '=', 1)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 /** The active webhooks: the sender claims for each in turn (a short list per process). */
 export async function activeWebhookIds(db: Db): Promise<string[]> {
   const rows = await db.selectFrom('webhooks').select('id').where('is_active', '=', 1).execute()

@@ -9,6 +9,7 @@ import {
   type ClaimedDelivery,
   claimDue,
   countEnding,
+  hasActiveWebhook,
   recordAttempt,
 } from './webhook-deliveries.repository.js'
 import { AllowList, guardedLookup, hostOf, mayConnect } from './webhook-destinations.js'
@@ -128,6 +129,9 @@ export type SenderThreadRequest = 'wake' | 'close' | { busy: boolean }
 /** How much longer than one attempt's timeout closing waits for the sender's thread. */
 const CLOSE_GRACE_MS = 2000
 
+/** How often a process without its sender's thread looks for an active webhook. */
+const START_LOOK_MS = 2000
+
 /** After the sender's thread died (it should not), a new one starts after this long. */
 const THREAD_RESTART_MS = 1000
 
@@ -157,7 +161,25 @@ function threadSender(ctx: Ctx): WebhookSender {
     started.on('error', (error) => ctx.logger.warn({ err: error }, 'the webhook sender thread failed'))
     thread = started
   }
-  start()
+  // The thread starts once an active webhook exists: until then it would have nothing to send
+  // (events are stored only for webhooks that want them), and a server without webhooks, as
+  // most are, spends neither its start-up nor its connections.
+  let looking = false
+  const look = () => {
+    if (thread || closing || looking) return
+    looking = true
+    hasActiveWebhook(ctx.db)
+      .then((any) => {
+        if (any && !thread && !closing) start()
+      })
+      .catch((error: unknown) => ctx.logger.warn({ err: error }, 'looking for webhooks failed'))
+      .finally(() => {
+        looking = false
+      })
+  }
+  look()
+  const lookingAgain = setInterval(look, START_LOOK_MS)
+  lookingAgain.unref()
   // The thread's own event loop is idle while this one serves: it is told how busy this one is.
   const meter = busyMeter()
   const reporting = setInterval(
@@ -166,9 +188,13 @@ function threadSender(ctx: Ctx): WebhookSender {
   )
   reporting.unref()
   return {
-    wake: () => thread?.postMessage('wake' satisfies SenderThreadRequest),
+    wake: () => {
+      if (thread) thread.postMessage('wake' satisfies SenderThreadRequest)
+      else look()
+    },
     close: async () => {
       closing = true
+      clearInterval(lookingAgain)
       clearInterval(reporting)
       const running = thread
       if (!running) return
