@@ -78,10 +78,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const stopHousekeeping = scheduleHousekeeping(ctx)
   const scans = await startScanRecorder(ctx, options.scanBuffer)
   // The outbox's sender: a low-priority thread of its own (webhook-sender.ts), or in-process
-  // where a test hands in a clock, ids or logger that cannot cross into a thread.
-  const webhooks = runWebhookSender(ctx, {
-    inProcess: Boolean(options.clock || options.ids || options.logger),
-  })
+  // where a test's clock, ids or logger cannot cross into a thread.
+  const webhooks = runWebhookSender(ctx, { ownLogger: options.logger !== undefined })
   const reader = openReader(config.database)
   const lookups = createHotLookups(reader)
   const gate = createGate(ctx, limits)

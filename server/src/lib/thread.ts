@@ -1,6 +1,21 @@
 import { readlinkSync } from 'node:fs'
 import { constants, setPriority } from 'node:os'
 import { Worker } from 'node:worker_threads'
+import type { Config } from '../config.js'
+import { type Clock, systemClock } from './clock.js'
+import { type Ids, randomIds } from './ids.js'
+
+/**
+ * Whether work of this context may move into a worker thread of its own: the thread opens its
+ * own database connection (an in-memory SQLite database belongs to this connection alone) and
+ * uses the system clock and ids (a test's own cannot cross into it). The one rule for the scan
+ * writer's thread and the webhook sender's.
+ */
+export function mayUseThread(ctx: { config: Config; clock: Clock; ids: Ids }): boolean {
+  const { database } = ctx.config
+  const inMemory = database.dialect === 'sqlite' && database.filename === ':memory:'
+  return !inMemory && ctx.clock === systemClock && ctx.ids === randomIds
+}
 
 /**
  * Starts the module `<name>.ts` or `<name>.js` beside `from` (an `import.meta.url`) in a worker

@@ -1,9 +1,7 @@
 import type { Worker } from 'node:worker_threads'
 import type { Config } from '../../config.js'
 import type { Ctx } from '../../context.js'
-import { systemClock } from '../../lib/clock.js'
-import { randomIds } from '../../lib/ids.js'
-import { startModuleThread } from '../../lib/thread.js'
+import { mayUseThread, startModuleThread } from '../../lib/thread.js'
 import { appendScanEvents } from '../webhooks/webhook-outbox.js'
 import { type ScanColumns, toColumns } from './scan-columns.js'
 import type { ScanEvent } from './scan-event.js'
@@ -27,10 +25,8 @@ export interface ScanWriter {
 }
 
 export function createScanWriter(ctx: WriteCtx & Pick<Ctx, 'logger'>): ScanWriter {
-  const { database } = ctx.config
-  // A clock or id source handed in (tests) cannot cross into a thread: those write in-process.
-  const injected = ctx.clock !== systemClock || ctx.ids !== randomIds
-  if (database.dialect === 'sqlite' && database.filename !== ':memory:' && !injected)
+  // On PostgreSQL the server does the writing; a SQLite file's writes go to a thread of their own.
+  if (ctx.config.database.dialect === 'sqlite' && mayUseThread(ctx))
     return threadWriter(ctx.config, ctx.logger)
   return { ready: Promise.resolve(), write: storeScans(ctx), close: async () => {} }
 }

@@ -3,7 +3,7 @@ import type { Worker } from 'node:worker_threads'
 import { Agent, request } from 'undici'
 import type { Ctx } from '../../context.js'
 import { type DatabaseHandle, openDatabase } from '../../db/database.js'
-import { startModuleThread } from '../../lib/thread.js'
+import { mayUseThread, startModuleThread } from '../../lib/thread.js'
 import {
   activeWebhookIds,
   type ClaimedDelivery,
@@ -94,17 +94,18 @@ export function openSenderDatabase(config: Ctx['config'], logger: Ctx['logger'])
  * worker thread of its own at the lowest scheduling priority, with its own database connection
  * (webhook-sender.thread.ts). Under CPU contention the kernel runs the request and scan-writer
  * threads first and the sender on what is left (deliveries wait in the outbox meanwhile, never
- * in memory); with a spare core it runs there at full speed. An in-memory SQLite database
- * (which no other connection can open) and a test's clock, ids or logger (which cannot cross
- * into a thread) keep it in-process, on the request thread's event loop.
+ * in memory); with a spare core it runs there at full speed. Where `mayUseThread` says no, and
+ * where a test hands in a logger of its own (the thread logs through its own), it runs
+ * in-process, on the request thread's event loop.
  */
-export function runWebhookSender(ctx: Ctx, options: { inProcess: boolean }): WebhookSender {
+export function runWebhookSender(ctx: Ctx, options: { ownLogger: boolean }): WebhookSender {
   const { database } = ctx.config
-  const inMemory = database.dialect === 'sqlite' && database.filename === ':memory:'
-  if (options.inProcess || inMemory) {
+  if (options.ownLogger || !mayUseThread(ctx)) {
     // Even in-process, a SQLite file gets the sender's own never-waiting connection.
     const own =
-      inMemory || database.dialect !== 'sqlite' ? undefined : openSenderDatabase(ctx.config, ctx.logger)
+      database.dialect === 'sqlite' && database.filename !== ':memory:'
+        ? openSenderDatabase(ctx.config, ctx.logger)
+        : undefined
     const sender = startWebhookSender(own ? { ...ctx, db: own.db } : ctx)
     return {
       wake: sender.wake,
