@@ -48,7 +48,11 @@ export function tallyScan(tally: Map<string, number>[], scan: ScanEvent): void {
   bump(tally[6], '')
 }
 
-export const sortedKeys = <K>(map: Map<K, unknown>): K[] => [...map.keys()].sort()
+const sortedKeys = <K>(map: Map<K, unknown>): K[] => [...map.keys()].sort()
+
+/** A map's entries by key, strings or numbers alike (numbers by value, not as text). */
+export const inKeyOrder = <K extends string | number, V>(map: Map<K, V>): [K, V][] =>
+  [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 
 /**
  * Sums a batch per code, day, dimension and value, keyed by the values themselves (no

@@ -3,7 +3,7 @@ import type { Db, Dialect } from '../../db/database.js'
 import type { ScanQuartersTable, ScanRunningTable, ScanVisitorDatesTable } from '../../db/schema.js'
 import { BatchStatement } from './batch-statement.js'
 import type { ScanEvent } from './scan-event.js'
-import { newTally, STORED, sortedKeys, tallyScan } from './scan-rollup.js'
+import { inKeyOrder, newTally, STORED, tallyScan } from './scan-rollup.js'
 import { addToVisitorGaps, linkKnownVisits, type VisitLink } from './visitor-gaps.js'
 
 /** A 15-minute UTC bucket: every time zone's midnight falls on one (DESIGN §16). */
@@ -66,21 +66,15 @@ export function windowRows(events: ScanEvent[]): {
   }
   const quarters: ScanQuartersTable[] = []
   const visitorDates: ScanVisitorDatesTable[] = []
-  for (const qr_code_id of sortedKeys(codes)) {
-    const code = codes.get(qr_code_id) as CodeWindows
-    const inOrder = [...code.quarters.keys()].sort((a, b) => a - b)
+  for (const [qr_code_id, code] of inKeyOrder(codes)) {
+    const inOrder = inKeyOrder(code.quarters)
     STORED.forEach((dimension, d) => {
-      for (const quarter of inOrder) {
-        const counts = code.quarters.get(quarter)?.[d] ?? new Map<string, number>()
-        for (const value of sortedKeys(counts))
-          quarters.push({ qr_code_id, dimension, quarter, value, count: counts.get(value) ?? 0 })
-      }
+      for (const [quarter, tally] of inOrder)
+        for (const [value, count] of inKeyOrder(tally[d] as Map<string, number>))
+          quarters.push({ qr_code_id, dimension, quarter, value, count })
     })
-    for (const day of sortedKeys(code.days)) {
-      const visitors = code.days.get(day) as Map<string, ScanVisitorDatesTable>
-      for (const visitorId of sortedKeys(visitors))
-        visitorDates.push(visitors.get(visitorId) as ScanVisitorDatesTable)
-    }
+    for (const [, visitors] of inKeyOrder(code.days))
+      for (const [, row] of inKeyOrder(visitors)) visitorDates.push(row)
   }
   return { quarters, visitorDates }
 }
