@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { MessageChannel } from 'node:worker_threads'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../config.js'
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../db/database.js'
 import { systemClock } from '../../lib/clock.js'
 import { randomIds } from '../../lib/ids.js'
 import { createLogger } from '../../logger.js'
+import { fromColumns, type ScanColumns, toColumns } from './scan-columns.js'
 import type { ScanEvent } from './scan-event.js'
 import { createScanWriter, type ScanWriter } from './scan-writer.js'
 
@@ -48,6 +50,29 @@ const SCANS: ScanEvent[] = [
     referrer: null,
   },
 ]
+
+/** What the scan writer thread receives: the columns as postMessage clones them. */
+function postAndReceive(columns: ScanColumns): Promise<ScanColumns> {
+  const { port1, port2 } = new MessageChannel()
+  return new Promise((resolve) => {
+    port2.once('message', (received: ScanColumns) => {
+      port1.close()
+      resolve(received)
+    })
+    port1.postMessage(columns)
+  })
+}
+
+describe('scans posted to the writer thread as columns', () => {
+  it('arrive with every field of every scan, in order', async () => {
+    const received = fromColumns(await postAndReceive(toColumns(SCANS)))
+    expect(received).toStrictEqual(SCANS)
+  })
+
+  it('carry an empty batch', async () => {
+    expect(fromColumns(await postAndReceive(toColumns([])))).toStrictEqual([])
+  })
+})
 
 describe('the scan writer thread', () => {
   let dir: string
