@@ -360,10 +360,6 @@ export type PendingEvent = Pick<
 > & { body: string | null }
 
 /**
- * Events not fanned out yet, oldest first, locked for this transaction: on PostgreSQL another
- * process skips them (SKIP LOCKED); on SQLite the transaction holds the write lock from BEGIN.
- */
-/**
  * Whether any event waits to be fanned out: a read, which takes no write lock. Most polls find
  * nothing, and on SQLite a write transaction opened for nothing would wait behind the scan
  * writer's batch while holding the event loop (its lock waits are synchronous).
@@ -378,6 +374,10 @@ export async function hasEventsToFanOut(db: Db): Promise<boolean> {
   return row !== undefined
 }
 
+/**
+ * Events not fanned out yet, oldest first, locked for this transaction: on PostgreSQL another
+ * process skips them (SKIP LOCKED); on SQLite the transaction holds the write lock from BEGIN.
+ */
 export async function takeEventsToFanOut(db: Db, dialect: Dialect, limit: number): Promise<PendingEvent[]> {
   const query = db
     .selectFrom('webhook_events')
