@@ -42,9 +42,20 @@ export interface Child {
 
 /** utime + stime in ms of a process (`/proc/PID/stat`) or a thread (`/proc/PID/task/TID/stat`). */
 export function statCpuMs(statFile: string): number {
-  // Fields 14 and 15 after the command's closing parenthesis: utime, stime, in 10 ms ticks.
-  const fields = readFileSync(statFile, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) * 10
+  return readStat(statFile).ms
+}
+
+/** A process's or thread's stat line: its CPU time (utime + stime, ms), name and nice value. */
+export function readStat(statFile: string): { ms: number; name: string; nice: number } {
+  const stat = readFileSync(statFile, 'utf8')
+  // The name is in parentheses; after them utime and stime are the 12th and 13th fields (10 ms
+  // ticks) and the nice value the 17th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return {
+    ms: (Number(fields[11]) + Number(fields[12])) * 10,
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    nice: Number(fields[16]),
+  }
 }
 
 /** utime + stime of a process and every live descendant (WORKERS=N forks), in ms. */

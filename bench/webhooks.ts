@@ -33,11 +33,11 @@ import {
   type LoadResult,
   load,
   ROOT,
+  readStat,
   requireBuild,
   round,
   SERVER_MAIN,
   startQrctl,
-  statCpuMs,
 } from './redirect-support.js'
 
 const CONNECTIONS = 50
@@ -91,14 +91,14 @@ async function startReceivers(): Promise<{ ports: number[]; stop(): Promise<numb
   }
 }
 
-/** CPU time (utime + stime, ms) of each thread of a process, by thread id. */
-function threadCpuMs(pid: number): Map<number, number> {
-  const out = new Map<number, number>()
+type ThreadStat = ReturnType<typeof readStat>
+
+/** Each thread of a process, by thread id. */
+function threadStats(pid: number): Map<number, ThreadStat> {
+  const out = new Map<number, ThreadStat>()
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
-      out.set(Number(task), statCpuMs(`/proc/${pid}/task/${task}/stat`))
-      // A thread at a lowered priority (the webhook sender's) is counted apart from the rest.
-      if (threadNice(`/proc/${pid}/task/${task}/stat`) > 0) lowPriority.add(Number(task))
+      out.set(Number(task), readStat(`/proc/${pid}/task/${task}/stat`))
     } catch {
       // The thread ended between listing and reading.
     }
@@ -106,80 +106,57 @@ function threadCpuMs(pid: number): Map<number, number> {
   return out
 }
 
-/** BENCH_THREADS=1: every thread that used CPU, by name, nice and µs per redirect. */
-function printThreads(
-  pid: number,
-  before: Map<number, number>,
-  after: Map<number, number>,
-  requests: number,
-) {
-  const rows = [...after]
-    .map(([tid, ms]) => {
-      const stat = `/proc/${pid}/task/${tid}/stat`
-      let name = '?'
-      try {
-        name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
-      } catch {}
-      let nice = Number.NaN
-      try {
-        nice = threadNice(stat)
-      } catch {}
-      return { tid, name, nice, us: ((ms - (before.get(tid) ?? 0)) * 1000) / requests }
-    })
-    .filter((x) => x.us > 0.05)
-    .sort((a, b) => b.us - a.us)
-  process.stdout.write(
-    `    threads: ${rows.map((x) => `${x.name}#${x.tid}(n${x.nice}) ${x.us.toFixed(1)}`).join(', ')}\n`,
-  )
-}
-
-/** Ids of the servers' threads seen at a lowered priority (nice above 0). */
-const lowPriority = new Set<number>()
-
-/** A thread's nice value: the 19th field of its stat line (the 17th after the command's name). */
-function threadNice(statFile: string): number {
-  return Number(readFileSync(statFile, 'utf8').split(') ')[1]?.split(' ')[16])
+/** µs of CPU per redirect of each thread between two readings. */
+function usedUs(before: Map<number, ThreadStat>, after: Map<number, ThreadStat>, requests: number) {
+  return [...after].map(([tid, t]) => ({
+    tid,
+    ...t,
+    us: ((t.ms - (before.get(tid)?.ms ?? 0)) * 1000) / requests,
+  }))
 }
 
 /**
  * µs of CPU per redirect: the main thread, the busiest other thread at normal priority (the scan
  * writer), the threads at a lowered priority (the webhook sender's) and the rest (V8's helpers).
+ * BENCH_THREADS=1 also prints every thread that used CPU, by name and nice value.
  */
-function perThread(pid: number, before: Map<number, number>, after: Map<number, number>, requests: number) {
-  let main = 0
-  let low = 0
+function perThread(
+  pid: number,
+  before: Map<number, ThreadStat>,
+  after: Map<number, ThreadStat>,
+  requests: number,
+) {
+  const threads = usedUs(before, after, requests)
+  if (process.env.BENCH_THREADS) {
+    const shown = threads.filter((x) => x.us > 0.05).sort((a, b) => b.us - a.us)
+    process.stdout.write(
+      `    threads: ${shown.map((x) => `${x.name}#${x.tid}(n${x.nice}) ${x.us.toFixed(1)}`).join(', ')}\n`,
+    )
+  }
+  let mainUs = 0
+  let lowUs = 0
   const others: number[] = []
-  for (const [tid, ms] of after) {
-    const used = ms - (before.get(tid) ?? 0)
-    if (tid === pid) main = used
-    else if (lowPriority.has(tid)) low += used
-    else others.push(used)
+  for (const x of threads) {
+    if (x.tid === pid) mainUs = x.us
+    else if (x.nice > 0) lowUs += x.us
+    else others.push(x.us)
   }
   others.sort((a, b) => b - a)
-  const writer = others[0] ?? 0
-  const rest = others.slice(1).reduce((s, x) => s + x, 0)
-  const us = (ms: number) => (ms * 1000) / requests
-  return {
-    totalUs: us(main + writer + low + rest),
-    mainUs: us(main),
-    writerUs: us(writer),
-    lowUs: us(low),
-    restUs: us(rest),
-  }
+  const writerUs = others[0] ?? 0
+  const restUs = others.slice(1).reduce((s, x) => s + x, 0)
+  return { totalUs: mainUs + writerUs + lowUs + restUs, mainUs, writerUs, lowUs, restUs }
 }
 
 async function measure(url: string, pid: number) {
   await load({ url, connections: CONNECTIONS, durationSeconds: WARMUP_S, headersPerRequest: scanner })
-  const before = threadCpuMs(pid)
+  const before = threadStats(pid)
   const result: LoadResult = await load({
     url,
     connections: CONNECTIONS,
     durationSeconds: MEASURE_S,
     headersPerRequest: scanner,
   })
-  const after = threadCpuMs(pid)
-  if (process.env.BENCH_THREADS) printThreads(pid, before, after, result.completed)
-  return { ...result, cpu: perThread(pid, before, after, result.completed) }
+  return { ...result, cpu: perThread(pid, before, threadStats(pid), result.completed) }
 }
 
 function outbox(dbFile: string) {
