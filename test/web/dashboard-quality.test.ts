@@ -25,6 +25,22 @@ const noChromium = missing(
 /** Gzipped JavaScript a first page load may fetch (DESIGN §19). */
 const JS_BUDGET_BYTES = 150 * 1024
 
+/** Every page of the dashboard, by the name its tests give it. */
+const PAGE_NAMES = [
+  'the code list',
+  'a new code',
+  'a code',
+  'the CSV upload',
+  'the deleted codes',
+  'analytics',
+  'the showcases',
+  'the webhooks',
+  'a webhook',
+  'the API keys',
+  'an unknown page',
+] as const
+type PageName = (typeof PAGE_NAMES)[number]
+
 const noTrouble: Trouble = { consoleErrors: [], pageErrors: [], cspViolations: [] }
 
 describe.skipIf(noChromium)(`the dashboard's quality bar in Chromium (${CHROMIUM_PATH})`, () => {
@@ -33,8 +49,8 @@ describe.skipIf(noChromium)(`the dashboard's quality bar in Chromium (${CHROMIUM
   let hooks: Server
   let code: QrCode
   let webhook: Webhook
-  /** Every page of the dashboard, with the heading it shows. */
-  let pages: [string, string][]
+  /** Every page of the dashboard: its path and the heading it shows. */
+  let pages: Record<PageName, [string, string]>
   /** The signed-in state (the session cookie), for fresh contexts. */
   let storageState: Awaited<ReturnType<BrowserContext['storageState']>>
 
@@ -73,19 +89,19 @@ describe.skipIf(noChromium)(`the dashboard's quality bar in Chromium (${CHROMIUM
     })
     webhook = hook.body.data
     await api(server, 'POST', `/webhooks/${webhook.id}/test`)
-    pages = [
-      ['/app', 'QR codes'],
-      ['/app/codes/new', 'New QR code'],
-      [`/app/codes/${code.id}`, 'Autumn menu'],
-      ['/app/codes/upload', 'Upload CSV'],
-      ['/app/codes/deleted', 'Deleted QR codes'],
-      ['/app/analytics', 'Analytics'],
-      ['/app/showcases', 'Showcases'],
-      ['/app/webhooks', 'Webhooks'],
-      [`/app/webhooks/${webhook.id}`, `Webhook ${webhook.url}`],
-      ['/app/api-keys', 'API keys'],
-      ['/app/no-such-page', 'Page not found'],
-    ]
+    pages = {
+      'the code list': ['/app', 'QR codes'],
+      'a new code': ['/app/codes/new', 'New QR code'],
+      'a code': [`/app/codes/${code.id}`, 'Autumn menu'],
+      'the CSV upload': ['/app/codes/upload', 'Upload CSV'],
+      'the deleted codes': ['/app/codes/deleted', 'Deleted QR codes'],
+      analytics: ['/app/analytics', 'Analytics'],
+      'the showcases': ['/app/showcases', 'Showcases'],
+      'the webhooks': ['/app/webhooks', 'Webhooks'],
+      'a webhook': [`/app/webhooks/${webhook.id}`, `Webhook ${webhook.url}`],
+      'the API keys': ['/app/api-keys', 'API keys'],
+      'an unknown page': ['/app/no-such-page', 'Page not found'],
+    }
     const context = await browser.newContext(DESKTOP)
     await signIn(await context.newPage(), server)
     storageState = await context.storageState()
@@ -119,45 +135,59 @@ describe.skipIf(noChromium)(`the dashboard's quality bar in Chromium (${CHROMIUM
       .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }))
   }
 
-  it.each([
+  /*
+   * One test per page and state, in one signed-in context per width: each has its own time, and a
+   * failure names the page. They run in order; the last one signs out.
+   */
+  describe.each([
     ['1280', DESKTOP],
     ['390', PHONE],
-  ])('axe-core finds no serious or critical violation on any page at %s px', async (_width, device) => {
-    const { context, trouble } = await signedIn(device as BrowserContextOptions)
-    try {
-      const page = await context.newPage()
-      const found: Record<string, unknown> = {}
-      for (const [path, heading] of pages) {
-        await load(page, path, heading)
-        if (path.startsWith('/app/codes/') && path.length > 20)
-          await page.getByText('Scans per day as a table').click()
-        const violations = await seriousViolations(page)
-        if (violations.length > 0) found[path] = violations
-      }
-      // States: the secret of a new key, and a refused create with its field errors.
+  ])('axe-core at %s px', (width, device) => {
+    let context: BrowserContext
+    let trouble: Trouble
+    let page: Page
+    beforeAll(async () => {
+      ;({ context, trouble } = await signedIn(device as BrowserContextOptions))
+      page = await context.newPage()
+    })
+    afterAll(async () => {
+      await context?.close()
+    })
+
+    it.each(PAGE_NAMES)('finds no serious or critical violation on %s', async (name) => {
+      const [path, heading] = pages[name]
+      await load(page, path, heading)
+      if (name === 'a code') await page.getByText('Scans per day as a table').click()
+      expect(await seriousViolations(page)).toEqual([])
+    })
+
+    it('finds none on the API keys page showing a new secret', async () => {
       await load(page, '/app/api-keys', 'API keys')
       await page.getByRole('button', { name: 'Create key' }).click()
-      await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`axe ${_width}`)
+      await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`axe ${width}`)
       await page.getByRole('button', { name: 'Create', exact: true }).click()
       await page.getByRole('textbox', { name: 'Secret' }).waitFor()
-      found['api keys with a secret'] = await seriousViolations(page)
+      expect(await seriousViolations(page)).toEqual([])
+    })
+
+    it('finds none on a refused create with its field errors', async () => {
       await load(page, '/app/codes/new', 'New QR code')
       await page.getByRole('button', { name: 'Create' }).click()
       await page.getByRole('alert').getByText(/name/i).first().waitFor()
-      found['refused create'] = await seriousViolations(page)
-      // Signed out: the sign-in page.
+      expect(await seriousViolations(page)).toEqual([])
+    })
+
+    it('finds none on the sign-in page, signed out', async () => {
       await context.clearCookies()
       await page.goto(`${server.baseUrl}/app/login`)
-      found['sign-in'] = await seriousViolations(page)
-      expect(
-        Object.fromEntries(Object.entries(found).filter(([, v]) => (v as unknown[]).length > 0)),
-      ).toEqual({})
+      expect(await seriousViolations(page)).toEqual([])
+    })
+
+    it('logged no console error, page error or CSP violation on any of them', () => {
       // The refused create logged its 400s; nothing else may have logged anything.
       const unexpected = trouble.consoleErrors.filter((line) => !/status of 400 \(Bad Request\)/.test(line))
       expect({ ...trouble, consoleErrors: unexpected }).toEqual(noTrouble)
-    } finally {
-      await context.close()
-    }
+    })
   })
 
   it('never scrolls sideways at 390 px, on any page', async () => {
@@ -165,7 +195,7 @@ describe.skipIf(noChromium)(`the dashboard's quality bar in Chromium (${CHROMIUM
     try {
       const page = await context.newPage()
       const widths: Record<string, number> = {}
-      for (const [path, heading] of pages) {
+      for (const [path, heading] of Object.values(pages)) {
         await load(page, path, heading)
         widths[path] = await page.evaluate('document.documentElement.scrollWidth')
       }
@@ -181,7 +211,7 @@ describe.skipIf(noChromium)(`the dashboard's quality bar in Chromium (${CHROMIUM
 
   it(`loads at most ${JS_BUDGET_BYTES / 1024} KiB of gzipped JavaScript on each first page load`, async () => {
     const measured: Record<string, number> = {}
-    for (const [path, heading] of pages) {
+    for (const [path, heading] of Object.values(pages)) {
       // A fresh context per page: an empty cache, as on a first visit.
       const { context, trouble } = await signedIn(DESKTOP)
       try {
@@ -281,7 +311,7 @@ describe.skipIf(noChromium)(`the dashboard's quality bar in Chromium (${CHROMIUM
       try {
         const page = await context.newPage()
         await signIn(page, server)
-        for (const [path, heading] of pages) await load(page, path, heading)
+        for (const [path, heading] of Object.values(pages)) await load(page, path, heading)
         const cookie = (await context.cookies()).find((c) => c.name === 'qrctl_session')
         expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' })
         const sessionId = cookie?.value as string
