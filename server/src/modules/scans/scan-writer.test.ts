@@ -8,6 +8,7 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../db/dat
 import { systemClock } from '../../lib/clock.js'
 import { randomIds } from '../../lib/ids.js'
 import { createLogger } from '../../logger.js'
+import { insertAccount, insertDynamicCodes } from '../../testing/fixtures.js'
 import { fromColumns, type ScanColumns, toColumns } from './scan-columns.js'
 import type { ScanEvent } from './scan-event.js'
 import { createScanWriter, type ScanWriter } from './scan-writer.js'
@@ -83,25 +84,8 @@ describe('the scan writer thread', () => {
     dir = mkdtempSync(join(tmpdir(), 'qrctl-scan-writer-'))
     handle = openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'scans.db')}` }).database)
     await migrateToLatest(handle.db)
-    await handle.db
-      .insertInto('accounts')
-      .values({ id: 'acc', name: 'a', plan: 'pro', subscription_status: 'active', created_at: NOW })
-      .execute()
-    await handle.db
-      .insertInto('qr_codes')
-      .values({
-        id: 'code-a',
-        account_id: 'acc',
-        name: 'a',
-        type: 'dynamic',
-        content_type: 'url',
-        content: 'https://example.com/',
-        short_code: 'aaaaaaa',
-        is_active: 1,
-        created_at: NOW,
-        updated_at: NOW,
-      })
-      .execute()
+    await insertAccount(handle.db, 'acc', NOW)
+    await insertDynamicCodes(handle.db, 'acc', ['aaaaaaa'], NOW)
   })
 
   afterEach(async () => {

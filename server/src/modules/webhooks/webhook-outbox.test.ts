@@ -5,6 +5,7 @@ import { type DatabaseHandle, openDatabase } from '../../db/database.js'
 import { migrations } from '../../db/migrations/index.js'
 import { ManualClock } from '../../lib/clock.js'
 import { randomIds } from '../../lib/ids.js'
+import { insertAccount, insertDynamicCodes } from '../../testing/fixtures.js'
 import type { ScanEvent } from '../scans/scan-event.js'
 import { writeScans } from '../scans/scans.service.js'
 import { appendScanEvents, fanOutEvents } from './webhook-outbox.js'
@@ -22,28 +23,8 @@ describe('the outbox of scan.created', () => {
     const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } })
     expect((await migrator.migrateToLatest()).error).toBeUndefined()
     const { db } = handle
-    await db
-      .insertInto('accounts')
-      .values({ id: 'acc', name: 'a', plan: 'pro', subscription_status: 'active', created_at: NOW })
-      .execute()
-    // The columns a code needs (the rest have defaults): what the outbox reads is id and short code.
-    await db
-      .insertInto('qr_codes')
-      .values(
-        ['aaaaaaa', 'bbbbbbb'].map((shortCode) => ({
-          id: `code-${shortCode[0]}`,
-          account_id: 'acc',
-          name: shortCode,
-          type: 'dynamic',
-          content_type: 'url',
-          content: 'https://example.com/',
-          short_code: shortCode,
-          is_active: 1,
-          created_at: NOW,
-          updated_at: NOW,
-        })),
-      )
-      .execute()
+    await insertAccount(db, 'acc', NOW)
+    await insertDynamicCodes(db, 'acc', ['aaaaaaa', 'bbbbbbb'], NOW)
     // One webhook for every code, one for code-b only.
     for (const [id, qrCodeIds] of [
       ['w-all', null],
@@ -85,25 +66,8 @@ describe('the outbox of scan.created', () => {
 
   it('bundles a batch by scan ids and unpacks each scan into its event, with an id of its own', async () => {
     // A code of an account without webhooks in the same batch: its scans are in no bundle.
-    await handle.db
-      .insertInto('accounts')
-      .values({ id: 'other', name: 'o', plan: 'pro', subscription_status: 'active', created_at: NOW })
-      .execute()
-    await handle.db
-      .insertInto('qr_codes')
-      .values({
-        id: 'code-o',
-        account_id: 'other',
-        name: 'o',
-        type: 'dynamic',
-        content_type: 'url',
-        content: 'https://example.com/',
-        short_code: 'ooooooo',
-        is_active: 1,
-        created_at: NOW,
-        updated_at: NOW,
-      })
-      .execute()
+    await insertAccount(handle.db, 'other', NOW)
+    await insertDynamicCodes(handle.db, 'other', ['ooooooo'], NOW)
     const all = Array.from({ length: 500 }, (_, i) =>
       scan(i, i % 10 === 9 ? 'code-o' : i % 3 ? 'code-a' : 'code-b'),
     )

@@ -8,6 +8,7 @@ import { migrations } from '../../db/migrations/index.js'
 import { systemClock } from '../../lib/clock.js'
 import { randomIds } from '../../lib/ids.js'
 import { createLogger } from '../../logger.js'
+import { insertAccount } from '../../testing/fixtures.js'
 import { appendEvents, fanOutEvents, type OutboxEvent } from './webhook-outbox.js'
 import { startWebhookSender, type WebhookSender } from './webhook-sender.js'
 import { insertWebhook } from './webhooks.repository.js'
@@ -51,10 +52,7 @@ describe('the sender while the process is busy', () => {
       ids: randomIds,
       logger: createLogger(config),
     }
-    await handle.db
-      .insertInto('accounts')
-      .values({ id: 'acc', name: 'a', plan: 'pro', subscription_status: 'active', created_at: NOW })
-      .execute()
+    await insertAccount(handle.db, 'acc', NOW)
     for (const id of WEBHOOKS)
       await insertWebhook(handle.db, {
         id,
