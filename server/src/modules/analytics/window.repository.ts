@@ -497,16 +497,27 @@ async function countEdgeVisitors(
   let total = 0
   const { tail, head } = edges
   if (tail) {
+    // One pass over day x's rows: those counted at x, and of them the ones whose next visit,
+    // on y, has a scan before the window's end (counted at y too). The link is looked up only
+    // for rows whose next visit day is y, not by reading day y's rows a second time.
     const last = days?.last ?? tail.day
+    const atBoth = head
+      ? sql<number>`sum(case when t.next_day = ${head.day} and exists (
+          select 1 from scan_visitor_dates h
+          where h.qr_code_id = t.qr_code_id and h.day = t.next_day and h.visitor_id = t.visitor_id
+            and h.first_quarter < ${head.to}) then 1 else 0 end)`
+      : sql<number>`0`
     const row = await db
-      .selectFrom('scan_visitor_dates')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('qr_code_id', '=', qrCodeId)
-      .where('day', '=', tail.day)
-      .where('last_quarter', '>=', tail.from)
-      .where((eb) => eb.or([eb('next_day', '=', ''), eb('next_day', '>', last)]))
+      .selectFrom('scan_visitor_dates as t')
+      .select([
+        sql<number>`sum(case when t.next_day = '' or t.next_day > ${last} then 1 else 0 end)`.as('atTail'),
+        atBoth.as('atBoth'),
+      ])
+      .where('t.qr_code_id', '=', qrCodeId)
+      .where('t.day', '=', tail.day)
+      .where('t.last_quarter', '>=', tail.from)
       .executeTakeFirst()
-    total += Number(row?.n ?? 0)
+    total += Number(row?.atTail ?? 0) - Number(row?.atBoth ?? 0)
   }
   if (head) {
     const first = days?.first ?? head.day
@@ -519,24 +530,6 @@ async function countEdgeVisitors(
       .where('previous_day', '<', first)
       .executeTakeFirst()
     total += Number(row?.n ?? 0)
-  }
-  if (tail && head) {
-    const row = await db
-      .selectFrom('scan_visitor_dates as t')
-      .innerJoin('scan_visitor_dates as h', (join) =>
-        join
-          .onRef('h.qr_code_id', '=', 't.qr_code_id')
-          .onRef('h.day', '=', 't.next_day')
-          .onRef('h.visitor_id', '=', 't.visitor_id'),
-      )
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('t.qr_code_id', '=', qrCodeId)
-      .where('t.day', '=', tail.day)
-      .where('t.last_quarter', '>=', tail.from)
-      .where('t.next_day', '=', head.day)
-      .where('h.first_quarter', '<', head.to)
-      .executeTakeFirst()
-    total -= Number(row?.n ?? 0)
   }
   return total
 }
