@@ -48,8 +48,6 @@ export function tallyScan(tally: Map<string, number>[], scan: ScanEvent): void {
   bump(tally[6], '')
 }
 
-const sortedKeys = <K>(map: Map<K, unknown>): K[] => [...map.keys()].sort()
-
 /** A map's entries by key, strings or numbers alike (numbers by value, not as text). */
 export const inKeyOrder = <K extends string | number, V>(map: Map<K, V>): [K, V][] =>
   [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -79,25 +77,21 @@ export function rollUp(events: ScanEvent[]): Rollup {
     if (last === undefined || day > last) tally.visitors.set(event.visitorId, day)
   }
   const rollup: Rollup = { scansPerCode: new Map(), daily: [], totals: [], visitors: [] }
-  for (const qr_code_id of sortedKeys(codes)) {
-    const tally = codes.get(qr_code_id) as CodeTally
+  for (const [qr_code_id, tally] of inKeyOrder(codes)) {
     rollup.scansPerCode.set(qr_code_id, tally.scans)
-    const days = sortedKeys(tally.days)
+    const days = inKeyOrder(tally.days)
     STORED.forEach((dimension, d) => {
       const total = new Map<string, number>()
-      for (const day of days) {
-        const counts = tally.days.get(day)?.[d] ?? new Map<string, number>()
-        for (const value of sortedKeys(counts)) {
-          const count = counts.get(value) ?? 0
+      for (const [day, dims] of days)
+        for (const [value, count] of inKeyOrder(dims[d] as Map<string, number>)) {
           rollup.daily.push({ qr_code_id, dimension, day, value, count })
           total.set(value, (total.get(value) ?? 0) + count)
         }
-      }
-      for (const value of sortedKeys(total))
-        rollup.totals.push({ qr_code_id, dimension, value, count: total.get(value) ?? 0 })
+      for (const [value, count] of inKeyOrder(total))
+        rollup.totals.push({ qr_code_id, dimension, value, count })
     })
-    for (const visitor_id of sortedKeys(tally.visitors))
-      rollup.visitors.push({ qr_code_id, visitor_id, last_day: tally.visitors.get(visitor_id) ?? '' })
+    for (const [visitor_id, last_day] of inKeyOrder(tally.visitors))
+      rollup.visitors.push({ qr_code_id, visitor_id, last_day })
   }
   return rollup
 }
