@@ -24,7 +24,6 @@ import {
   countCodeVisitors,
   countVisitors,
   countVisitorsUntilNow,
-  countVisitorsUntilNowAndBefore,
   earliestCreationOf,
   lifetimeByValue,
   runningIds,
@@ -111,13 +110,7 @@ async function summarize(
   db: Db,
   codes: CodeSet,
   window: Window,
-  options: {
-    /** Count the window's visitors, or take the count given (read with the previous window's). */
-    visitors: boolean | number
-    dimensions?: readonly Dimension[]
-    now?: number
-    wholeLife?: boolean
-  },
+  options: { visitors: boolean; dimensions?: readonly Dimension[]; now?: number; wholeLife?: boolean },
 ): Promise<Summary> {
   const split = splitWindow(window.countFrom, window.countTo)
   const days = await eventsByDay(db, codes, window)
@@ -133,8 +126,8 @@ async function summarize(
   for (const row of values) top[row.dimension as Dimension]?.push({ name: row.value, count: row.count })
   for (const dimension of DIMENSIONS) top[dimension] = top[dimension].sort(rank).slice(0, TOP)
   const endsNow = options.now !== undefined && window.countTo > options.now
-  let uniqueVisitors = typeof options.visitors === 'number' ? options.visitors : 0
-  if (options.visitors === true)
+  let uniqueVisitors = 0
+  if (options.visitors)
     uniqueVisitors =
       one && endsNow
         ? await countVisitorsUntilNow(db, one, window.countFrom)
@@ -153,38 +146,16 @@ const visitorsOf = (db: Db, codes: CodeSet, split: Split) =>
     ? countCodeVisitors(db, codes.ids[0] as string, split)
     : countVisitors(db, codes, split)
 
-/** Totals of the window just before, for `compare=previous` (its visitors, when counted already). */
-async function previousTotals(db: Db, codes: CodeSet, previous: Window, visitors?: number) {
+/** Totals of the window just before, for `compare=previous`. */
+async function previousTotals(db: Db, codes: CodeSet, previous: Window) {
   const split = splitWindow(previous.countFrom, previous.countTo)
   const days = await eventsByDay(db, codes, previous)
   return {
     from: previous.from,
     to: previous.to,
     totalEvents: days.reduce((sum, day) => sum + day.count, 0),
-    uniqueVisitors: visitors ?? (await visitorsOf(db, codes, split)),
+    uniqueVisitors: await visitorsOf(db, codes, split),
   }
-}
-
-/**
- * The visitors of one code's window ending now and of the window before it, counted together
- * when they meet inside a UTC day (countVisitorsUntilNowAndBefore reads that day once);
- * otherwise undefined, and each window counts its own.
- */
-async function visitorsWithPrevious(
-  db: Db,
-  codes: CodeSet,
-  window: Window,
-  previous: Window | undefined,
-  now: number,
-): Promise<{ current: number; previous: number } | undefined> {
-  const one = 'ids' in codes && codes.ids.length === 1 ? codes.ids[0] : undefined
-  if (!previous || !one || window.countTo <= now) return undefined
-  return countVisitorsUntilNowAndBefore(
-    db,
-    one,
-    window.countFrom,
-    splitWindow(previous.countFrom, previous.countTo),
-  )
 }
 
 function toAnalytics(window: Window, summary: Summary): Analytics {
@@ -234,16 +205,13 @@ export async function getAnalytics(
       : answer
   }
   return readOnly(ctx, async (db) => {
-    const visitors = await visitorsWithPrevious(db, codes, window, previous, now)
     const summary = await summarize(db, codes, window, {
-      visitors: visitors?.current ?? true,
+      visitors: true,
       now,
       wholeLife: query.period === 'all' && !query.timezone,
     })
     const answer = toAnalytics(window, summary)
-    return previous
-      ? { ...answer, previous: await previousTotals(db, codes, previous, visitors?.previous) }
-      : answer
+    return previous ? { ...answer, previous: await previousTotals(db, codes, previous) } : answer
   })
 }
 
@@ -329,15 +297,9 @@ export async function getAccountAnalytics(
   return readOnly(ctx, async (db) => {
     // One code (an account with one live code, or one named) ending now: its last-seen
     // histogram, as GET /qr-codes/{id}/analytics reads it.
-    const visitors = await visitorsWithPrevious(db, codes, window, previous, now)
-    const answer = toAnalytics(
-      window,
-      await summarize(db, codes, window, { visitors: visitors?.current ?? true, now }),
-    )
+    const answer = toAnalytics(window, await summarize(db, codes, window, { visitors: true, now }))
     const split = splitWindow(window.countFrom, window.countTo)
     const withCodes = { ...answer, topCodes: await topCodes(db, ctx.dialect, codes, split, TOP) }
-    return previous
-      ? { ...withCodes, previous: await previousTotals(db, codes, previous, visitors?.previous) }
-      : withCodes
+    return previous ? { ...withCodes, previous: await previousTotals(db, codes, previous) } : withCodes
   })
 }

@@ -454,46 +454,6 @@ export async function countVisitorsUntilNow(db: Db, qrCodeId: string, fromMs: nu
 }
 
 /**
- * Visitors of one code in a window ending now that starts at `fromMs`, and in the window just
- * before it (`previous`, for `compare=previous`), exactly. The UTC day holding `fromMs` is a
- * partial day of both, this window's first and the other's last: its rows are read once for
- * the two counts (those with a scan from `fromMs` on and no later visit day; those with a scan
- * before it and no visit day since before the earlier window's whole days). Where the windows
- * do not meet inside a UTC day that way, each is counted on its own.
- */
-export async function countVisitorsUntilNowAndBefore(
-  db: Db,
-  qrCodeId: string,
-  fromMs: number,
-  previous: Split,
-): Promise<{ current: number; previous: number }> {
-  const day = iso(fromMs).slice(0, 10)
-  const head = edgeDays(previous)?.head
-  if (fromMs % 86_400_000 === 0 || head?.day !== day || head.to !== quarter(fromMs))
-    return {
-      current: await countVisitorsUntilNow(db, qrCodeId, fromMs),
-      previous: await countCodeVisitors(db, qrCodeId, previous),
-    }
-  const first = previous.days?.first ?? head.day
-  const row = await db
-    .selectFrom('scan_visitor_dates')
-    .select([
-      sql<number>`sum(case when last_quarter >= ${head.to} and next_day = '' then 1 else 0 end)`.as('after'),
-      sql<number>`sum(case when first_quarter < ${head.to} and previous_day < ${first} then 1 else 0 end)`.as(
-        'before',
-      ),
-    ])
-    .where('qr_code_id', '=', qrCodeId)
-    .where('day', '=', day)
-    .executeTakeFirst()
-  const firstWhole = iso(Math.ceil(fromMs / 86_400_000) * 86_400_000).slice(0, 10)
-  return {
-    current: (await countVisitorsSince(db, qrCodeId, firstWhole)) + Number(row?.after ?? 0),
-    previous: await countCodeVisitors(db, qrCodeId, previous, Number(row?.before ?? 0)),
-  }
-}
-
-/**
  * A split window's partial days as scan_visitor_dates can answer them: the end of one UTC day
  * (from a quarter hour to midnight) and the start of a later one (midnight to a quarter hour),
  * its whole days in between. Null when an edge lies inside a UTC day, touching neither
@@ -533,8 +493,6 @@ async function countEdgeVisitors(
   qrCodeId: string,
   edges: { tail?: { day: string; from: number }; head?: { day: string; to: number } },
   days: Split['days'],
-  /** The count at day y when the caller has read it already (countVisitorsUntilNowAndBefore). */
-  atHead?: number,
 ): Promise<number> {
   let total = 0
   const { tail, head } = edges
@@ -561,8 +519,7 @@ async function countEdgeVisitors(
       .executeTakeFirst()
     total += Number(row?.atTail ?? 0) - Number(row?.atBoth ?? 0)
   }
-  if (head && atHead !== undefined) total += atHead
-  else if (head) {
+  if (head) {
     const first = days?.first ?? head.day
     const row = await db
       .selectFrom('scan_visitor_dates')
@@ -584,13 +541,7 @@ async function countEdgeVisitors(
  * visitors with no visit day in [a, b], from those days' rows of scan_visitor_dates (or, for an
  * edge inside a UTC day, from its scans, one lookup each by visitor).
  */
-export async function countCodeVisitors(
-  db: Db,
-  qrCodeId: string,
-  split: Split,
-  /** Visitors at the partial last day, when read already (see countEdgeVisitors). */
-  atHead?: number,
-): Promise<number> {
+export async function countCodeVisitors(db: Db, qrCodeId: string, split: Split): Promise<number> {
   let total = 0
   const { days } = split
   if (days) {
@@ -616,7 +567,7 @@ export async function countCodeVisitors(
   }
   if (split.edges.length === 0) return total
   const partial = edgeDays(split)
-  if (partial) return total + (await countEdgeVisitors(db, qrCodeId, partial, days, atHead))
+  if (partial) return total + (await countEdgeVisitors(db, qrCodeId, partial, days))
   type VisitorRow = { visitor_id: string }
   const parts = split.edges.map(
     ([from, to]) =>
