@@ -288,6 +288,32 @@ describe.each(dialects())('webhooks on %s', (dialect) => {
       expect(() => verifyWithReference(webhook.secret, second as never)).toThrow()
     })
 
+    it('signs with the old secret for 24 hours after a rotation, then with the new one alone', async () => {
+      const { client, receiver, webhook } = await setup()
+      const before = Date.now()
+      const rotated = await client.post<{ data: { secret: string } }>(`/webhooks/${webhook.id}/rotate-secret`)
+      const after = Date.now()
+      const stored = await server.ctx.db
+        .selectFrom('webhooks')
+        .select('previous_secret_until')
+        .where('id', '=', webhook.id)
+        .executeTakeFirstOrThrow()
+      const until = Date.parse(String(stored.previous_secret_until))
+      expect(until).toBeGreaterThanOrEqual(before + 24 * 3_600_000)
+      expect(until).toBeLessThanOrEqual(after + 24 * 3_600_000)
+      // The 24 hours over: the old secret's signature goes.
+      await server.ctx.db
+        .updateTable('webhooks')
+        .set({ previous_secret_until: new Date(Date.now() - 1000).toISOString() })
+        .where('id', '=', webhook.id)
+        .execute()
+      await client.post(`/webhooks/${webhook.id}/test`)
+      const [got] = await receiver.waitFor(1)
+      expect(String(got?.headers['webhook-signature']).split(' ')).toHaveLength(1)
+      expect(verifyWithReference(rotated.body.data.secret, got as never).type).toBe('webhook.test')
+      expect(() => verifyWithReference(webhook.secret, got as never)).toThrow()
+    })
+
     it('updates and deletes a webhook', async () => {
       const { client, webhook } = await setup()
       const res = await client.patch<{ data: Webhook }>(`/webhooks/${webhook.id}`, {
