@@ -22,20 +22,14 @@ export interface ClaimOptions {
   limit: number
 }
 
-/** Whether any account has an active webhook: until one does, a process needs no sender thread. */
-export async function hasActiveWebhook(db: Db): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhooks')
-    .select('id')
-    .where('is_active', '=', 1)
-    .limit(1)
-    .executeTakeFirst()
-  return row !== undefined
-}
-
-/** The active webhooks: the sender claims for each in turn (a short list per process). */
-export async function activeWebhookIds(db: Db): Promise<string[]> {
-  const rows = await db.selectFrom('webhooks').select('id').where('is_active', '=', 1).execute()
+/**
+ * The active webhooks: the sender claims for each in turn (a short list per process). With a
+ * limit, at most that many (one says whether there is any).
+ */
+export async function activeWebhookIds(db: Db, limit?: number): Promise<string[]> {
+  let query = db.selectFrom('webhooks').select('id').where('is_active', '=', 1)
+  if (limit !== undefined) query = query.limit(limit)
+  const rows = await query.execute()
   // In one order, whatever the database's collation: the sender takes turns along it.
   return rows.map((r) => r.id).sort()
 }

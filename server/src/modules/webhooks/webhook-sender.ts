@@ -9,7 +9,6 @@ import {
   type ClaimedDelivery,
   claimDue,
   countEnding,
-  hasActiveWebhook,
   recordAttempt,
 } from './webhook-deliveries.repository.js'
 import { AllowList, guardedLookup, hostOf, mayConnect } from './webhook-destinations.js'
@@ -169,9 +168,9 @@ function threadSender(ctx: Ctx): WebhookSender {
   const look = () => {
     if (thread || closing || looking) return
     looking = true
-    hasActiveWebhook(ctx.db)
+    activeWebhookIds(ctx.db, 1)
       .then((any) => {
-        if (any && !thread && !closing) start()
+        if (any.length > 0 && !thread && !closing) start()
       })
       .catch((error: unknown) => ctx.logger.warn({ err: error }, 'looking for webhooks failed'))
       .finally(() => {
