@@ -6,6 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openDatabase } from './database.js'
 import { createSnapshot, openReader, prepareLookup, type Reader } from './reader.js'
 
+/** The event loop's next turn: a new poll phase, after this one's check phase. */
+const nextTurn = () => new Promise<void>((done) => setImmediate(() => setImmediate(done)))
+
 interface Tables {
   items: { account: string; id: string; kind: string; name: string }
 }
@@ -89,6 +92,7 @@ describe('the reader', () => {
 
     await writer.updateTable('items').set({ name: 'renamed' }).where('id', '=', '1').execute()
     await writer.insertInto('items').values({ account: 'a', id: '9', kind: 'live', name: 'new' }).execute()
+    await nextTurn()
     snapshot.refresh()
     expect([find('1'), find('9')]).toEqual(['renamed', 'new'])
     expect(finds).toBe(4)
@@ -105,7 +109,26 @@ describe('the reader', () => {
     const other = openDatabase({ dialect: 'sqlite', filename: join(dir, 'q.db') })
     await sql`update items set name = 'from elsewhere' where id = '1'`.execute(other.db)
     await other.close()
+    await nextTurn()
     snapshot.refresh()
     expect(find('1')).toBe('from elsewhere')
+  })
+
+  it('reads the version once per turn of the event loop: requests of one poll phase share it', async () => {
+    const snapshot = createSnapshot(reader)
+    const row = prepareLookup(reader, (id: string) =>
+      writer.selectFrom('items').select('name').where('account', '=', 'a').where('id', '=', id),
+    )
+    const find = snapshot.memo((id: string) => row(id)?.name)
+    await nextTurn()
+    snapshot.refresh()
+    expect(find('1')).toBe('first')
+    await writer.updateTable('items').set({ name: 'in the same turn' }).where('id', '=', '1').execute()
+    // The same turn: its requests were read before this commit, so the kept answer stands.
+    snapshot.refresh()
+    expect(find('1')).toBe('first')
+    await nextTurn()
+    snapshot.refresh()
+    expect(find('1')).toBe('in the same turn')
   })
 })
