@@ -61,19 +61,74 @@ export interface FastPath {
   handle(req: IncomingMessage, res: ServerResponse): boolean
 }
 
-/** One short-link request as the decisions see it. */
-interface Scan {
-  req: IncomingMessage
-  res: ServerResponse
-  start: RequestStart
-  shortCode: string
-  /** `?…` of the request URL, or ''. */
-  search: string
+/**
+ * One short-link request as the decisions see it, and the facts its rules may ask about
+ * (DESIGN §14), each gathered at most once and only when asked: the time, the user agent's
+ * details, the client address and its country, the language, the query. One object with
+ * its methods on the prototype, not a closure per fact: the request's only allocation here.
+ */
+class Scan implements ScanFacts {
   /** The referrer the scan is recorded with: the header, or the password form's copy of it. */
   referer: string | undefined
-  facts: ScanFacts
-  agent(): UserAgentDetails
-  address(): string
+  /** `?…` of the request URL, or ''. */
+  readonly search: string
+  private time: Date | undefined
+  private details: UserAgentDetails | undefined
+  private client: string | undefined
+  private place: string | null | undefined
+  private preferred: string | null | undefined
+  private params: URLSearchParams | undefined
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly start: RequestStart,
+    readonly shortCode: string,
+    private readonly path: PathContext,
+  ) {
+    const url = req.url ?? ''
+    const q = url.indexOf('?')
+    this.search = q === -1 ? '' : url.slice(q)
+    this.referer = req.headers.referer
+  }
+
+  get now(): Date {
+    this.time ??= this.path.clock.now()
+    return this.time
+  }
+  agent(): UserAgentDetails {
+    this.details ??= userAgentDetails(this.req.headers['user-agent'])
+    return this.details
+  }
+  address(): string {
+    this.client ??= clientAddress(this.req, this.path.trustProxyHops)
+    return this.client
+  }
+  device() {
+    return this.agent().device
+  }
+  os() {
+    return ruleOsOf(this.agent().os)
+  }
+  country(): string | null {
+    if (this.place === undefined) this.place = this.path.recorder.place(this.address()).country
+    return this.place
+  }
+  language(): string | null {
+    if (this.preferred === undefined) this.preferred = preferredLanguage(this.req.headers['accept-language'])
+    return this.preferred
+  }
+  query(): URLSearchParams {
+    this.params ??= new URLSearchParams(this.search)
+    return this.params
+  }
+}
+
+/** What every Scan of one path shares. */
+interface PathContext {
+  clock: Ctx['clock']
+  trustProxyHops: number
+  recorder: ScanRecorder
 }
 
 const GONE_PAGES: Record<GoneReason, () => string> = {
@@ -93,8 +148,8 @@ const GONE_PAGES: Record<GoneReason, () => string> = {
  */
 export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: HotLookups): FastPath {
   const find = createRedirectLookup(ctx.db, lookups)
-  const trustProxyHops = ctx.config.trustProxyHops
   const lockout = new PasswordLockout()
+  const path: PathContext = { clock: ctx.clock, trustProxyHops: ctx.config.trustProxyHops, recorder }
   const reservations = createScanReservations(ctx)
 
   /** Every answer is one `writeHead` with the request's own headers in it (`withRequestHeaders`). */
@@ -121,56 +176,6 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
       { method: req.method, route: ROUTE, status, outcome },
       status === 302 ? 'debug' : 'info',
     )
-  }
-
-  const scanOf = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    start: RequestStart,
-    shortCode: string,
-  ): Scan => {
-    const url = req.url ?? ''
-    const q = url.indexOf('?')
-    const search = q === -1 ? '' : url.slice(q)
-    let agent: UserAgentDetails | undefined
-    let address: string | undefined
-    let country: string | null | undefined
-    let language: string | null | undefined
-    let query: URLSearchParams | undefined
-    const scan: Scan = {
-      req,
-      res,
-      start,
-      shortCode,
-      search,
-      referer: req.headers.referer,
-      agent: () => {
-        agent ??= userAgentDetails(req.headers['user-agent'])
-        return agent
-      },
-      address: () => {
-        address ??= clientAddress(req, trustProxyHops)
-        return address
-      },
-      facts: {
-        now: ctx.clock.now(),
-        device: () => scan.agent().device,
-        os: () => ruleOsOf(scan.agent().os),
-        country: () => {
-          if (country === undefined) country = recorder.place(scan.address()).country
-          return country
-        },
-        language: () => {
-          if (language === undefined) language = preferredLanguage(req.headers['accept-language'])
-          return language
-        },
-        query: () => {
-          query ??= new URLSearchParams(search)
-          return query
-        },
-      },
-    }
-    return scan
   }
 
   /** The 302, then the scan (after the answer: DESIGN §7). Bots and HEAD are sent on, not counted. */
@@ -268,7 +273,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
   const checkPassword = async (scan: Scan, form: URLSearchParams) => {
     const { req, res, start } = scan
     const target = await lookup(scan.shortCode)
-    const first = resolveRedirect(target, scan.facts)
+    const first = resolveRedirect(target, scan)
     if (first.kind !== 'password' || !target?.passwordHash) return answer(scan, first, target)
     const key = lockout.key(target.qrCodeId, scan.address())
     const retryAfter = lockout.begin(key, ctx.clock.now().getTime())
@@ -293,7 +298,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
       )
       return finish(req, start, 401, 'wrong_password')
     }
-    answer(scan, resolveRedirect(target, scan.facts, true), target)
+    answer(scan, resolveRedirect(target, scan, true), target)
   }
 
   const handlePost = (scan: Scan) => {
@@ -334,7 +339,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
         finish(req, start, 404, 'not_found')
         return true
       }
-      const scan = scanOf(req, res, start, shortCode)
+      const scan = new Scan(req, res, start, shortCode, path)
       if (method === 'POST') {
         handlePost(scan)
         return true
@@ -343,9 +348,9 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
         const found = lookup(shortCode)
         if (found instanceof Promise)
           found
-            .then((target) => answer(scan, resolveRedirect(target, scan.facts), target))
+            .then((target) => answer(scan, resolveRedirect(target, scan), target))
             .catch((error: unknown) => fail(req, res, start, error))
-        else answer(scan, resolveRedirect(found, scan.facts), found)
+        else answer(scan, resolveRedirect(found, scan), found)
       } catch (error) {
         fail(req, res, start, error)
       }

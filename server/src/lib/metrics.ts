@@ -48,6 +48,10 @@ export function histogramSeries<T extends string>(
     upperBounds: number[]
   }
   let bound: { hash: string; entry: HistogramEntry } | undefined
+  // The buckets' keys as the strings they are: an object indexed by a fractional number
+  // converts it to a string on every access.
+  const bounds = metric.upperBounds
+  const keys = bounds.map(String)
   return (value) => {
     if (!bound || metric.hashMap[bound.hash] !== bound.entry || !Number.isFinite(value)) {
       histogram.observe(labels, value)
@@ -55,9 +59,11 @@ export function histogramSeries<T extends string>(
       return
     }
     const { entry } = bound
-    for (const upper of metric.upperBounds)
-      if (value <= upper) {
-        entry.bucketValues[upper] = (entry.bucketValues[upper] ?? 0) + 1
+    const buckets = entry.bucketValues as Record<string, number>
+    for (let i = 0; i < bounds.length; i++)
+      if (value <= (bounds[i] as number)) {
+        const key = keys[i] as string
+        buckets[key] = (buckets[key] ?? 0) + 1
         break
       }
     entry.sum += value
