@@ -88,6 +88,16 @@ describe.each(dialects())('webhook deliveries across processes on %s', (dialect:
     return rows.map((r) => r.id)
   }
 
+  /** The attempts each event's deliveries recorded, by event id (the webhook-id header). */
+  async function recordedAttempts(databaseUrl: string): Promise<Map<string, number>> {
+    const { db, close } = openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database)
+    const rows = await db.selectFrom('webhook_deliveries').select(['event_id', 'attempts']).execute()
+    await close()
+    const byEvent = new Map<string, number>()
+    for (const r of rows) byEvent.set(r.event_id, (byEvent.get(r.event_id) ?? 0) + Number(r.attempts))
+    return byEvent
+  }
+
   /** Distinct events received (receivers deduplicate by webhook-id), each verified. */
   function distinctCodeIds(secret: string): Set<string> {
     const byId = new Map<string, string>()
@@ -131,10 +141,27 @@ describe.each(dialects())('webhook deliveries across processes on %s', (dialect:
     const deadline = Date.now() + 90_000
     while (distinctCodeIds(secret).size < stored.length && Date.now() < deadline) await sleep(200)
     expect([...distinctCodeIds(secret)].sort()).toEqual([...stored].sort())
-    // Every receiver answered 204 at once: a second request for one webhook-id could only
-    // come from two processes holding the same delivery.
-    const ids = (receiver?.received ?? []).map((r) => String(r.headers['webhook-id']))
-    expect(ids.length - new Set(ids).size).toBe(0)
+    // Each request the receiver got is an attempt its delivery recorded. A second request for
+    // one webhook-id is a retry only if the delivery counts two attempts (on a loaded machine an
+    // answer can come after WEBHOOK_TIMEOUT_MS). Two processes holding the same delivery, or an
+    // outcome the sender did not store (its lease ran out and it went again), count fewer.
+    const requests = new Map<string, number>()
+    for (const r of receiver?.received ?? []) {
+      const id = String(r.headers['webhook-id'])
+      requests.set(id, (requests.get(id) ?? 0) + 1)
+    }
+    // The last answers may still be on their way to the database.
+    let overlapping: [string, number][] = []
+    const recorded = Date.now() + 30_000
+    for (;;) {
+      const attempts = await recordedAttempts(databaseUrl)
+      overlapping = [...requests].filter(([id, n]) => n > (attempts.get(id) ?? 0))
+      if (overlapping.length === 0 || Date.now() >= recorded) break
+      await sleep(200)
+    }
+    expect(overlapping).toEqual([])
+    const retried = [...requests.values()].filter((n) => n > 1).length
+    if (retried > 0) console.info(`webhooks on ${dialect}: ${retried} deliveries retried after a timeout`)
     // At most 4 in flight per webhook per process (PER_WEBHOOK_IN_FLIGHT), two processes.
     expect(receiver?.maxConcurrent).toBeLessThanOrEqual(8)
   }, 180_000)

@@ -38,6 +38,9 @@ const BUSY_FAN_OUT_EVERY_MS = 2000
 const FAN_OUT = 50
 /** The first 1 KiB of an answer is kept in the delivery log (DESIGN §15). */
 const KEPT_BODY_BYTES = 1024
+/** An outcome the database did not take is stored again after this, doubling up to the max. */
+const RECORD_RETRY_MS = 250
+const RECORD_RETRY_MAX_MS = 4000
 
 /**
  * Whether this thread's event loop was busy more than BUSY_UTILIZATION of the time since the
@@ -296,15 +299,15 @@ export function startWebhookSender(
       })
       if (claimed.length < room) starved = true
       left -= claimed.length
-      for (const delivery of claimed) start(delivery)
+      for (const delivery of claimed) start(delivery, now.getTime() + leaseMs)
       if (left <= 0) resumeAfter = webhookId
     }
   }
 
-  const start = (delivery: ClaimedDelivery) => {
+  const start = (delivery: ClaimedDelivery, leaseEnds: number) => {
     inFlight.set(delivery.webhookId, (inFlight.get(delivery.webhookId) ?? 0) + 1)
     total++
-    const running = attemptAndRecord(delivery).finally(() => {
+    const running = attemptAndRecord(delivery, leaseEnds).finally(() => {
       attempts.delete(running)
       total--
       const left = (inFlight.get(delivery.webhookId) ?? 1) - 1
@@ -333,14 +336,27 @@ export function startWebhookSender(
       })
   }
 
-  const attemptAndRecord = async (delivery: ClaimedDelivery) => {
+  /**
+   * The outcome, once known, is stored even when the database cannot take it at once (its pool
+   * out of connections while this thread waits for a loaded core, a restart): it is stored again
+   * while the lease holds, and keeps its slot meanwhile. Given up, the lease runs out and the
+   * attempt is made again: at least once, never lost, but the receiver gets it twice.
+   */
+  const attemptAndRecord = async (delivery: ClaimedDelivery, leaseEnds: number) => {
     const startedAt = ctx.clock.now()
     const result = await attempt(delivery, startedAt)
-    try {
-      await finish(delivery, result, startedAt)
-    } catch (error) {
-      // The lease runs out and the attempt is made again: at least once, never lost.
-      ctx.logger.warn({ err: error, deliveryId: delivery.id }, 'recording a webhook attempt failed')
+    for (let wait = RECORD_RETRY_MS; ; wait = Math.min(2 * wait, RECORD_RETRY_MAX_MS)) {
+      try {
+        await finish(delivery, result, startedAt)
+        return
+      } catch (error) {
+        // The last try ends well before the lease: another process may claim it from then on.
+        if (closed || ctx.clock.now().getTime() + wait + timeoutMs >= leaseEnds) {
+          ctx.logger.warn({ err: error, deliveryId: delivery.id }, 'recording a webhook attempt failed')
+          return
+        }
+        await new Promise((again) => setTimeout(again, wait))
+      }
     }
   }
 
