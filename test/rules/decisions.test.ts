@@ -2,7 +2,7 @@ import type { CreateQrCodeInput, QrCode } from '@qrctl/contract'
 import { ManualClock } from '@qrctl/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Api, api, createCode, dynamicCode, T0, UNLIMITED } from '../api/helpers.js'
-import { AGENTS, PLACES, scan, totalScans } from '../redirects/scan-helpers.js'
+import { AGENTS, analytics, counts, PLACES, scan, totalScans } from '../redirects/scan-helpers.js'
 import { dialects, startServer, type TestServer } from '../support/server.js'
 
 const BOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'
@@ -69,6 +69,11 @@ describe.each(dialects())('the decisions at GET /r/{code} on %s', (dialect) => {
       expect((await go(code, french)).location).toBe('https://example.com/fr')
       expect((await go(code, { query: '?vip=1' })).location).toBe('https://example.com/vip')
       expect((await go(code, { query: '?vip=2' })).location).toBe(TARGET)
+      // Each scan is recorded with the device and place its rules were decided on.
+      const stats = await analytics(server, client, code.id)
+      expect(counts(stats.topDevices)).toEqual({ mobile: 5, tablet: 1 })
+      expect(counts(stats.topCountries)).toEqual({ DE: 1, US: 2, Unknown: 3 })
+      expect(counts(stats.topCities)).toEqual({ 'Frankfurt am Main': 1, 'Mountain View': 2, Unknown: 3 })
     })
 
     it('serves the lunch menu from 11 to 15 and the dinner menu after, in the rule’s zone', async () => {

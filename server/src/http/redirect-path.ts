@@ -3,6 +3,7 @@ import { Counter } from 'prom-client'
 import type { Ctx } from '../context.js'
 import { fromDatabaseError } from '../db/errors.js'
 import type { HotLookups } from '../db/hot-lookup.js'
+import type { GeoLocation } from '../geo/geoip.js'
 import { counterSeries, registry } from '../lib/metrics.js'
 import { verifyPassword } from '../modules/redirects/password.js'
 import { PasswordLockout } from '../modules/redirects/password-lockout.js'
@@ -64,7 +65,7 @@ export interface FastPath {
 /**
  * One short-link request as the decisions see it, and the facts its rules may ask about
  * (DESIGN §14), each gathered at most once and only when asked: the time, the user agent's
- * details, the client address and its country, the language, the query. One object with
+ * details, the client address and its place, the language, the query. One object with
  * its methods on the prototype, not a closure per fact: the request's only allocation here.
  */
 class Scan implements ScanFacts {
@@ -75,7 +76,7 @@ class Scan implements ScanFacts {
   private time: Date | undefined
   private details: UserAgentDetails | undefined
   private client: string | undefined
-  private place: string | null | undefined
+  private whereabouts: GeoLocation | undefined
   private preferred: string | null | undefined
   private params: URLSearchParams | undefined
 
@@ -110,9 +111,12 @@ class Scan implements ScanFacts {
   os() {
     return ruleOsOf(this.agent().os)
   }
+  place(): GeoLocation {
+    this.whereabouts ??= this.path.recorder.place(this.address())
+    return this.whereabouts
+  }
   country(): string | null {
-    if (this.place === undefined) this.place = this.path.recorder.place(this.address()).country
-    return this.place
+    return this.place().country
   }
   language(): string | null {
     if (this.preferred === undefined) this.preferred = preferredLanguage(this.req.headers['accept-language'])
@@ -191,12 +195,16 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
       }),
     )
     res.end()
+    // A bot is not counted: its place is never looked up.
     const isCounted =
       req.method !== 'HEAD' &&
+      !scan.agent().isBot &&
       recorder.record({
         qrCodeId,
         ip: scan.address(),
         userAgent: req.headers['user-agent'],
+        agent: scan.agent(),
+        place: scan.place(),
         referer: scan.referer,
       })
     finish(req, start, 302, isCounted ? 'counted' : 'not_counted')

@@ -1,15 +1,23 @@
 import type { Ctx } from '../../context.js'
 import { type GeoLocation, openGeoIp } from '../../geo/geoip.js'
 import { ScanBuffer, type ScanBufferOptions } from './scan-buffer.js'
-import { referrerHost, userAgentDetails, visitorId } from './scan-details.js'
+import { referrerHost, type UserAgentDetails, visitorId } from './scan-details.js'
 import { createScanWriter } from './scan-writer.js'
 import { loadVisitorSecret } from './scans.service.js'
 
+/**
+ * One scan as the redirect saw it. The agent's details and the place are the ones its rules
+ * asked about, when they did: each is worked out once per request, by the redirect.
+ */
 export interface ScanRequest {
   qrCodeId: string
-  /** The client address; used for the visitor id and the place, then forgotten. */
+  /** The client address; used for the visitor id, then forgotten. */
   ip: string
   userAgent: string | undefined
+  /** `userAgentDetails(userAgent)`. */
+  agent: UserAgentDetails
+  /** `place(ip)`. */
+  place: GeoLocation
   referer: string | undefined
 }
 
@@ -37,10 +45,8 @@ export async function startScanRecorder(
   const buffer = new ScanBuffer((events) => writer.write(events), ctx.logger, options)
   buffer.start()
   return {
-    record({ qrCodeId, ip, userAgent, referer }) {
-      const agent = userAgentDetails(userAgent)
+    record({ qrCodeId, ip, userAgent, agent, place, referer }) {
       if (agent.isBot) return false
-      const place = geoip.lookup(ip)
       buffer.push({
         qrCodeId,
         scannedAt: ctx.clock.now().toISOString(),
