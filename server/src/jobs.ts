@@ -2,6 +2,7 @@ import type { Ctx } from './context.js'
 import { addDays } from './lib/clock.js'
 import { purgeStoredRequestsBefore } from './modules/idempotency/idempotency.repository.js'
 import { purgeDeletedQrCodes } from './modules/qr-codes/qr-codes.service.js'
+import { purgeWritersBefore } from './modules/scans/scans.repository.js'
 import { purgeEndedSessions } from './modules/sessions/sessions.service.js'
 import { purgeDeliveriesBefore } from './modules/webhooks/webhooks.repository.js'
 
@@ -12,14 +13,16 @@ export const HOURLY_MS = 3_600_000
 
 /**
  * One pass of housekeeping: codes deleted over 30 days ago, idempotency keys over a day old,
- * ended webhook deliveries (with their events) over WEBHOOK_LOG_DAYS old, and dashboard sessions
- * and login links that can no longer be used.
+ * ended webhook deliveries (with their events) over WEBHOOK_LOG_DAYS old, dashboard sessions
+ * and login links that can no longer be used, and the positions of scan buffers that have
+ * written nothing for a week (their processes ended).
  */
 export async function runHousekeeping(ctx: Ctx): Promise<{
   purgedCodes: number
   purgedIdempotencyKeys: number
   purgedWebhookDeliveries: number
   purgedSessions: number
+  purgedScanWriters: number
 }> {
   const purgedCodes = await purgeDeletedQrCodes(ctx)
   const purgedIdempotencyKeys = await purgeStoredRequestsBefore(
@@ -31,12 +34,16 @@ export async function runHousekeeping(ctx: Ctx): Promise<{
     addDays(ctx.clock.now(), -WEBHOOK_LOG_DAYS).toISOString(),
   )
   const purgedSessions = await purgeEndedSessions(ctx)
-  if (purgedCodes + purgedIdempotencyKeys + purgedWebhookDeliveries + purgedSessions > 0)
-    ctx.logger.info(
-      { purgedCodes, purgedIdempotencyKeys, purgedWebhookDeliveries, purgedSessions },
-      'housekeeping',
-    )
-  return { purgedCodes, purgedIdempotencyKeys, purgedWebhookDeliveries, purgedSessions }
+  const purgedScanWriters = await purgeWritersBefore(ctx.db, addDays(ctx.clock.now(), -7).toISOString())
+  const purged = {
+    purgedCodes,
+    purgedIdempotencyKeys,
+    purgedWebhookDeliveries,
+    purgedSessions,
+    purgedScanWriters,
+  }
+  if (Object.values(purged).some((n) => n > 0)) ctx.logger.info(purged, 'housekeeping')
+  return purged
 }
 
 /** Runs housekeeping every hour; the returned function stops it. */

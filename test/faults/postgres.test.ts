@@ -67,6 +67,15 @@ run('PostgreSQL faults', () => {
     return Number(row.n)
   }
 
+  const totalScansOf = async (id: string) => {
+    const row = await server.ctx.db
+      .selectFrom('qr_codes')
+      .select('total_scans')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+    return Number(row.total_scans)
+  }
+
   /** Concurrent redirects and API reads/writes; 302/200/201 normally, 503 with Retry-After while down. */
   const startLoad = () => {
     const client = api(server, server.apiKey)
@@ -167,5 +176,33 @@ run('PostgreSQL faults', () => {
     expect(result.unexpected).toEqual([])
     expect(result.statuses['503'] ?? 0).toBeGreaterThan(0)
     expect(scans).toBe(result.redirected())
+  })
+
+  it('stores a batch once when the answer to its COMMIT is lost and it is written again', async () => {
+    const before = await storedScans()
+    const code = codes[0] as QrCode
+    const totalBefore = await totalScansOf(code.id)
+    const redirects = 40
+    for (let i = 0; i < redirects; i++) {
+      const res = await fetch(`${server.baseUrl}/r/${code.shortCode}`, {
+        redirect: 'manual',
+        headers: { 'user-agent': BROWSER_AGENT },
+      })
+      await res.arrayBuffer()
+      expect(res.status).toBe(302)
+    }
+    // The batch's transaction commits, its answer never arrives: the write fails, and the batch
+    // goes back to the buffer and is written again.
+    const cut = proxy.cutAfterNextCommit()
+    await server.running.scans.flush()
+    await cut
+    expect(
+      await waitFor(async () => {
+        await server.running.scans.flush()
+        return server.running.scans.pending() === 0
+      }, 15_000),
+    ).toBe(true)
+    expect((await storedScans()) - before).toBe(redirects)
+    expect((await totalScansOf(code.id)) - totalBefore).toBe(redirects)
   })
 })

@@ -7,6 +7,11 @@ import { connect, createServer, type Server, type Socket } from 'node:net'
  */
 export interface TcpProxy {
   port: number
+  /**
+   * The next connection that sends a COMMIT gets no answer to it and is cut: the transaction
+   * is committed, but the client cannot know. Resolves once it was cut.
+   */
+  cutAfterNextCommit(): Promise<void>
   stop(): Promise<void>
   start(): Promise<void>
   close(): Promise<void>
@@ -14,6 +19,7 @@ export interface TcpProxy {
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
+  let cutAfterCommit: (() => void) | undefined
   let server: Server | undefined
   let port = 0
   const listen = () =>
@@ -30,6 +36,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         client.on('error', drop).on('close', drop)
         upstream.on('error', drop).on('close', drop)
         client.pipe(upstream).pipe(client)
+        client.on('data', (chunk: Buffer) => {
+          const cut = cutAfterCommit
+          if (!cut || !/commit/i.test(chunk.toString('latin1'))) return
+          cutAfterCommit = undefined
+          // The COMMIT goes on; its answer is held back, then the connection is cut.
+          upstream.unpipe(client)
+          setTimeout(() => {
+            drop()
+            cut()
+          }, 200)
+        })
       })
       s.once('error', reject)
       s.listen(port, '127.0.0.1', () => {
@@ -51,6 +68,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     get port() {
       return port
     },
+    cutAfterNextCommit: () =>
+      new Promise<void>((resolve) => {
+        cutAfterCommit = resolve
+      }),
     stop,
     start: listen,
     close: stop,

@@ -238,6 +238,13 @@ export interface ScanRunningTable {
   running: number
 }
 
+/** Per scan buffer, the sequence number of the last scan it stored (see `writeScans`). */
+export interface ScanWritersTable {
+  id: string
+  through_seq: number
+  updated_at: string
+}
+
 /**
  * Each visitor of a code once per UTC day they scanned it: the first and last quarter hour of
  * their scans that day, and their previous and next visit day of the code ('' when none).
@@ -302,6 +309,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   scan_quarters: ScanQuartersTable
   scan_running: ScanRunningTable
+  scan_writers: ScanWritersTable
   scan_visitor_dates: ScanVisitorDatesTable
   scan_visitor_gaps: ScanVisitorGapsTable
   sessions: SessionsTable

@@ -113,3 +113,32 @@ describe('the scan buffer at shutdown', () => {
     await buffer.close(0)
   })
 })
+
+describe('the scan buffer numbering its scans', () => {
+  it('gives a batch tried again its first number again, and the next batch the numbers after it', async () => {
+    const batches: [firstSeq: number, first: string, length: number][] = []
+    let fail = true
+    const buffer = new ScanBuffer(
+      async (events, firstSeq) => {
+        batches.push([firstSeq, events[0]?.qrCodeId ?? '', events.length])
+        if (fail) throw new Error('Connection terminated unexpectedly')
+        return events.length
+      },
+      logger,
+      { maxWrite: 3 },
+    )
+    for (let i = 0; i < 2; i++) buffer.push(scan(i))
+    await buffer.flush()
+    // The failed batch is back in front; a newer scan joins it.
+    buffer.push(scan(2))
+    fail = false
+    await buffer.flush()
+    buffer.push(scan(3))
+    await buffer.flush()
+    expect(batches).toEqual([
+      [0, 'code-0', 2],
+      [0, 'code-0', 3],
+      [3, 'code-3', 1],
+    ])
+  })
+})

@@ -31,12 +31,15 @@ export const DEFAULT_BUFFER_OPTIONS: ScanBufferOptions = {
  */
 export class ScanBuffer {
   private events: ScanEvent[] = []
+  /** Scans pushed so far: the first waiting scan is number `pushed - events.length` (see flush). */
+  private pushed = 0
   private writing: Promise<void> | undefined
   private timer: NodeJS.Timeout | undefined
   private readonly options: ScanBufferOptions
 
   constructor(
-    private readonly write: (events: ScanEvent[]) => Promise<number>,
+    /** Stores a batch; `firstSeq` numbers its first scan among all pushed (`BatchPosition`). */
+    private readonly write: (events: ScanEvent[], firstSeq: number) => Promise<number>,
     private readonly logger: Logger,
     options: Partial<ScanBufferOptions> = {},
   ) {
@@ -55,6 +58,7 @@ export class ScanBuffer {
 
   push(event: ScanEvent): void {
     this.events.push(event)
+    this.pushed++
     // A write that hangs (a lock held for long) must not grow memory without bound either;
     // trimmed in steps of a tenth, so a full buffer costs no copying per scan.
     if (this.events.length > this.options.maxPending * 1.1) this.dropOldest()
@@ -65,8 +69,11 @@ export class ScanBuffer {
   flush(): Promise<void> {
     if (this.writing) return this.writing.then(() => this.flush())
     if (this.events.length === 0) return Promise.resolve()
+    // Batches leave from the front and a failed one goes back there, so waiting scans keep their
+    // numbers: a batch tried again after a lost answer is known by them (`writeScans`).
+    const firstSeq = this.pushed - this.events.length
     const batch = this.events.splice(0, this.options.maxWrite)
-    this.writing = this.writeBatch(batch).then((written) => {
+    this.writing = this.writeBatch(batch, firstSeq).then((written) => {
       this.writing = undefined
       // After a failure the next try waits for the timer (or close's pause): a writer that
       // refuses at once (closed, its thread gone) made this a loop that never yielded.
@@ -117,9 +124,9 @@ export class ScanBuffer {
   }
 
   /** Writes the batch, or puts it back; answers whether it was written. Never rejects. */
-  private async writeBatch(batch: ScanEvent[]): Promise<boolean> {
+  private async writeBatch(batch: ScanEvent[], firstSeq: number): Promise<boolean> {
     try {
-      const written = await this.write(batch)
+      const written = await this.write(batch, firstSeq)
       scanMetrics.written.inc(written)
       return true
     } catch (error) {

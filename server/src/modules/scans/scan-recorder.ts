@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Ctx } from '../../context.js'
 import { type GeoLocation, openGeoIp } from '../../geo/geoip.js'
 import { ScanBuffer, type ScanBufferOptions } from './scan-buffer.js'
@@ -42,7 +43,13 @@ export async function startScanRecorder(
   const [secret, geoip] = await Promise.all([loadVisitorSecret(ctx), openGeoIp(ctx.config.geoipDb)])
   const writer = createScanWriter(ctx)
   await writer.ready
-  const buffer = new ScanBuffer((events) => writer.write(events), ctx.logger, options)
+  // This buffer's scans are numbered under an id of its own, so a retried batch is stored once.
+  const writerId = randomUUID()
+  const buffer = new ScanBuffer(
+    (events, firstSeq) => writer.write(events, { writerId, firstSeq, at: ctx.clock.now().toISOString() }),
+    ctx.logger,
+    options,
+  )
   buffer.start()
   return {
     record({ qrCodeId, ip, userAgent, agent, place, referer }) {

@@ -12,6 +12,7 @@ import { insertAccount, insertDynamicCodes } from '../../testing/fixtures.js'
 import { fromColumns, type ScanColumns, toColumns } from './scan-columns.js'
 import type { ScanEvent } from './scan-event.js'
 import { createScanWriter, type ScanWriter } from './scan-writer.js'
+import { purgeWritersBefore } from './scans.repository.js'
 
 const NOW = '2026-11-27T11:00:00.000Z'
 
@@ -122,5 +123,33 @@ describe('the scan writer thread', () => {
         referrer: r.referrer,
       })),
     ).toStrictEqual(SCANS)
+  })
+
+  it('stores a batch tried again after a lost answer once, whatever joined it since', async () => {
+    const config = loadConfig({ DATABASE_URL: `file:${join(dir, 'scans.db')}` })
+    writer = createScanWriter({
+      ...handle,
+      config,
+      clock: systemClock,
+      ids: randomIds,
+      logger: createLogger(config),
+    })
+    await writer.ready
+    const at = NOW
+    // The first two scans are stored, but their answer is lost: the buffer puts them back in
+    // front of the third and tries again, then once more.
+    expect(await writer.write(SCANS.slice(0, 2), { writerId: 'buffer-1', firstSeq: 0, at })).toBe(2)
+    expect(await writer.write(SCANS, { writerId: 'buffer-1', firstSeq: 0, at })).toBe(1)
+    expect(await writer.write(SCANS, { writerId: 'buffer-1', firstSeq: 0, at })).toBe(0)
+    // Another buffer (another process) numbers its own scans.
+    expect(await writer.write(SCANS.slice(2), { writerId: 'buffer-2', firstSeq: 0, at })).toBe(1)
+
+    const stored = await handle.db.selectFrom('scans').select('scanned_at').orderBy('id').execute()
+    expect(stored.map((r) => r.scanned_at)).toEqual([...SCANS, SCANS[2]].map((s) => s?.scannedAt))
+    const code = await handle.db.selectFrom('qr_codes').select('total_scans').executeTakeFirstOrThrow()
+    expect(Number(code.total_scans)).toBe(4)
+    // Housekeeping forgets buffers idle since the cut-off, and only those.
+    expect(await purgeWritersBefore(handle.db, at)).toBe(0)
+    expect(await purgeWritersBefore(handle.db, '2026-12-05T00:00:00.000Z')).toBe(2)
   })
 })

@@ -26,7 +26,7 @@ parentPort?.on('message', (request: WriteRequest) => {
   queue = queue.then(async () => {
     let answer: WriteAnswer
     try {
-      answer = { id: request.id, written: await store(fromColumns(request.scans)) }
+      answer = { id: request.id, written: await store(fromColumns(request.scans), request.position) }
     } catch (error) {
       answer = { id: request.id, error: error instanceof Error ? error.message : String(error) }
     }

@@ -5,7 +5,7 @@ import { mayUseThread, startModuleThread } from '../../lib/thread.js'
 import { appendScanEvents } from '../webhooks/webhook-outbox.js'
 import { type ScanColumns, toColumns } from './scan-columns.js'
 import type { ScanEvent } from './scan-event.js'
-import { writeScans } from './scans.service.js'
+import { type BatchPosition, writeScans } from './scans.service.js'
 import { SeenVisitors } from './seen-visitors.js'
 
 /**
@@ -20,7 +20,7 @@ export interface ScanWriter {
   /** Resolves once the writer can write (its thread has opened the database). */
   ready: Promise<void>
   /** Stores the batch (see `writeScans`); resolves with how many were kept, rejects when the write failed. */
-  write(events: ScanEvent[]): Promise<number>
+  write(events: ScanEvent[], position?: BatchPosition): Promise<number>
   close(): Promise<void>
 }
 
@@ -35,9 +35,12 @@ export function createScanWriter(ctx: WriteCtx & Pick<Ctx, 'logger'>): ScanWrite
  * The one way a batch is stored, in-process or in the thread: `writeScans`, with the webhook
  * outbox's `scan.created` events in the same transaction (DESIGN §15).
  */
-export function storeScans(ctx: WriteCtx): (events: ScanEvent[]) => Promise<number> {
+export function storeScans(
+  ctx: WriteCtx,
+): (events: ScanEvent[], position?: BatchPosition) => Promise<number> {
   const seen = new SeenVisitors()
-  return (events) => writeScans(ctx, events, seen, (trx, ids) => appendScanEvents(ctx, trx, ids))
+  return (events, position) =>
+    writeScans(ctx, events, seen, (trx, ids) => appendScanEvents(ctx, trx, ids), position)
 }
 
 type WriteCtx = Pick<Ctx, 'db' | 'dialect' | 'config' | 'clock' | 'ids'>
@@ -46,6 +49,7 @@ export interface WriteRequest {
   id: number
   /** The batch, as columns: cheaper to clone across the threads (scan-columns.ts). */
   scans: ScanColumns
+  position?: BatchPosition
 }
 export type WriteAnswer =
   | { id: number; written: number }
@@ -108,14 +112,14 @@ function threadWriter(config: Config, logger: Ctx['logger']): ScanWriter {
   thread()
   return {
     ready,
-    write(events) {
+    write(events, position) {
       if (closed) return Promise.reject(new Error('the scan writer is closed'))
       const id = next++
       return new Promise<number>((resolve, reject) => {
         pending.set(id, { resolve, reject })
         const target = thread()
         target.ref()
-        target.postMessage({ id, scans: toColumns(events) } satisfies WriteRequest)
+        target.postMessage({ id, scans: toColumns(events), position } satisfies WriteRequest)
       })
     },
     async close() {

@@ -38,6 +38,32 @@ export async function insertVisitorSecretIfAbsent(db: Db, secret: string): Promi
     .execute()
 }
 
+/**
+ * The sequence number of the last scan the buffer `writerId` stored (-1 before its first
+ * batch), its row locked until the transaction ends: a batch retried while its first try is
+ * still committing waits here, then reads that try's number (PostgreSQL's upsert sees the
+ * latest committed row; SQLite writes one transaction at a time).
+ */
+export async function lockWriterPosition(db: Db, writerId: string, at: string): Promise<number> {
+  const row = await db
+    .insertInto('scan_writers')
+    .values({ id: writerId, through_seq: -1, updated_at: at })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ updated_at: at }))
+    .returning('through_seq')
+    .executeTakeFirstOrThrow()
+  return Number(row.through_seq)
+}
+
+export async function setWriterPosition(db: Db, writerId: string, throughSeq: number): Promise<void> {
+  await db.updateTable('scan_writers').set({ through_seq: throughSeq }).where('id', '=', writerId).execute()
+}
+
+/** Forgets buffers that have written nothing since `before` (their processes are gone). */
+export async function purgeWritersBefore(db: Db, before: string): Promise<number> {
+  const result = await db.deleteFrom('scan_writers').where('updated_at', '<', before).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
 /** Which of these codes still exist (a purge may remove one between its scan and the write). */
 export async function findExistingCodeIds(db: Db, ids: string[]): Promise<Set<string>> {
   const found = new Set<string>()

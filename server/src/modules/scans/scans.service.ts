@@ -85,25 +85,50 @@ async function updateVisitors(
 const ATTEMPTS = 3
 
 /**
+ * Where a buffer's batch sits in everything that buffer has taken: its scans are numbered
+ * `firstSeq`, `firstSeq + 1`, … in the order they were scanned (a buffer writes them in that
+ * order, and puts a failed batch back in front of the rest).
+ */
+export interface BatchPosition {
+  writerId: string
+  firstSeq: number
+  /** Now, for the buffer's row. */
+  at: string
+}
+
+/**
  * The bulk write path: stores a batch of scans and, in the same transaction, adds them to
  * `qr_codes.total_scans` and every rollup analytics reads, so the two never disagree.
  * Scans of codes purged meanwhile are dropped. Returns how many scans were stored.
  * `beforeCommit` gets the stored scans' row ids and codes in the same transaction (the webhook
  * outbox's `scan.created` events, DESIGN §15: they exist exactly when their scans do).
+ *
+ * With a `position`, a batch is stored once even when it is tried again after a commit whose
+ * answer was lost (the connection cut after COMMIT reached the database): the transaction
+ * reads how far its buffer got and skips the scans already stored.
  */
 export async function writeScans(
   ctx: Pick<Ctx, 'db' | 'dialect'>,
   events: ScanEvent[],
   seen?: SeenVisitors,
   beforeCommit?: BeforeCommit<repo.StoredScanId[]>,
+  position?: BatchPosition,
 ): Promise<number> {
   if (events.length === 0) return 0
   for (let attempt = 1; ; attempt++) {
     try {
       const { kept, visitors } = await ctx.db.transaction().execute(async (trx) => {
         const tx = { db: trx, dialect: ctx.dialect }
-        const existing = await repo.findExistingCodeIds(trx, [...new Set(events.map((e) => e.qrCodeId))])
-        const kept = events.filter((e) => existing.has(e.qrCodeId))
+        let unstored = events
+        if (position) {
+          const through = await repo.lockWriterPosition(trx, position.writerId, position.at)
+          unstored = events.slice(Math.max(0, through - position.firstSeq + 1))
+          const last = position.firstSeq + events.length - 1
+          if (last > through) await repo.setWriterPosition(trx, position.writerId, last)
+          if (unstored.length === 0) return { kept: 0, visitors: [] }
+        }
+        const existing = await repo.findExistingCodeIds(trx, [...new Set(unstored.map((e) => e.qrCodeId))])
+        const kept = unstored.filter((e) => existing.has(e.qrCodeId))
         const rollup = rollUp(kept)
         const rows = kept.map((e) => ({
           qr_code_id: e.qrCodeId,
