@@ -67,6 +67,13 @@ run('PostgreSQL faults', () => {
     return Number(row.n)
   }
 
+  /** Whether every buffered scan was written within 15 s, flushing meanwhile. */
+  const drained = () =>
+    waitFor(async () => {
+      await server.running.scans.flush()
+      return server.running.scans.pending() === 0
+    }, 15_000)
+
   const totalScansOf = async (id: string) => {
     const row = await server.ctx.db
       .selectFrom('qr_codes')
@@ -160,12 +167,7 @@ run('PostgreSQL faults', () => {
     expect(recovered).toBe(true)
     await sleep(500)
     const result = await load.stop()
-    expect(
-      await waitFor(async () => {
-        await server.running.scans.flush()
-        return server.running.scans.pending() === 0
-      }, 15_000),
-    ).toBe(true)
+    expect(await drained()).toBe(true)
     const scans = (await storedScans()) - before
     figures.unreachable = {
       ...result,
@@ -196,12 +198,7 @@ run('PostgreSQL faults', () => {
     const cut = proxy.cutAfterNextCommit()
     await server.running.scans.flush()
     await cut
-    expect(
-      await waitFor(async () => {
-        await server.running.scans.flush()
-        return server.running.scans.pending() === 0
-      }, 15_000),
-    ).toBe(true)
+    expect(await drained()).toBe(true)
     expect((await storedScans()) - before).toBe(redirects)
     expect((await totalScansOf(code.id)) - totalBefore).toBe(redirects)
   })

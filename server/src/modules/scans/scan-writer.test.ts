@@ -89,14 +89,8 @@ describe('the scan writer thread', () => {
     await insertDynamicCodes(handle.db, 'acc', ['aaaaaaa'], NOW)
   })
 
-  afterEach(async () => {
-    await writer?.close()
-    await handle.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-
-  it('stores every field of every scan posted to it', async () => {
-    // A SQLite file with the system clock and ids: the batch crosses into the writer's thread.
+  /** A SQLite file with the system clock and ids: batches cross into the writer's thread. */
+  const startWriter = async () => {
     const config = loadConfig({ DATABASE_URL: `file:${join(dir, 'scans.db')}` })
     writer = createScanWriter({
       ...handle,
@@ -106,6 +100,17 @@ describe('the scan writer thread', () => {
       logger: createLogger(config),
     })
     await writer.ready
+    return writer
+  }
+
+  afterEach(async () => {
+    await writer?.close()
+    await handle.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('stores every field of every scan posted to it', async () => {
+    writer = await startWriter()
 
     expect(await writer.write(SCANS)).toBe(SCANS.length)
 
@@ -126,15 +131,7 @@ describe('the scan writer thread', () => {
   })
 
   it('stores a batch tried again after a lost answer once, whatever joined it since', async () => {
-    const config = loadConfig({ DATABASE_URL: `file:${join(dir, 'scans.db')}` })
-    writer = createScanWriter({
-      ...handle,
-      config,
-      clock: systemClock,
-      ids: randomIds,
-      logger: createLogger(config),
-    })
-    await writer.ready
+    writer = await startWriter()
     const at = NOW
     // The first two scans are stored, but their answer is lost: the buffer puts them back in
     // front of the third and tries again, then once more.
