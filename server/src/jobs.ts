@@ -11,6 +11,9 @@ export const WEBHOOK_LOG_DAYS = 30
 
 export const HOURLY_MS = 3_600_000
 
+/** A scan buffer's row goes once it has written nothing this long: its process has ended. */
+const SCAN_WRITER_IDLE_DAYS = 7
+
 /**
  * One pass of housekeeping: codes deleted over 30 days ago, idempotency keys over a day old,
  * ended webhook deliveries (with their events) over WEBHOOK_LOG_DAYS old, dashboard sessions
@@ -34,7 +37,10 @@ export async function runHousekeeping(ctx: Ctx): Promise<{
     addDays(ctx.clock.now(), -WEBHOOK_LOG_DAYS).toISOString(),
   )
   const purgedSessions = await purgeEndedSessions(ctx)
-  const purgedScanWriters = await purgeWritersBefore(ctx.db, addDays(ctx.clock.now(), -7).toISOString())
+  const purgedScanWriters = await purgeWritersBefore(
+    ctx.db,
+    addDays(ctx.clock.now(), -SCAN_WRITER_IDLE_DAYS).toISOString(),
+  )
   const purged = {
     purgedCodes,
     purgedIdempotencyKeys,

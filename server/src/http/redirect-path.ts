@@ -93,6 +93,10 @@ class Scan implements ScanFacts {
     this.referer = req.headers.referer
   }
 
+  /** Whether a redirect of this request is a scan: bots and link previewers, and HEAD, are not. */
+  counts(): boolean {
+    return this.req.method !== 'HEAD' && !this.agent().isBot
+  }
   get now(): Date {
     this.time ??= this.path.clock.now()
     return this.time
@@ -195,10 +199,8 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
       }),
     )
     res.end()
-    // A bot is not counted: its place is never looked up.
-    const isCounted =
-      req.method !== 'HEAD' &&
-      !scan.agent().isBot &&
+    const isCounted = scan.counts()
+    if (isCounted)
       recorder.record({
         qrCodeId,
         ip: scan.address(),
@@ -231,7 +233,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
         return finish(req, start, 200, 'password')
       case 'redirect': {
         // Only a scan that counts uses up the limit: bots and HEAD follow the decision for free.
-        const takesScan = resolution.reserve && req.method !== 'HEAD' && !scan.agent().isBot
+        const takesScan = resolution.reserve && scan.counts()
         if (!takesScan || !target) return redirect(scan, resolution.qrCodeId, resolution.location)
         return reserveThenRedirect(scan, target, resolution.location)
       }

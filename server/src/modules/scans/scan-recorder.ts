@@ -23,8 +23,8 @@ export interface ScanRequest {
 }
 
 export interface ScanRecorder {
-  /** Buffers one scan, unless a bot or link previewer made the request; false when not counted. */
-  record(request: ScanRequest): boolean
+  /** Buffers one scan; the redirect has decided it counts (not a bot, not HEAD). */
+  record(request: ScanRequest): void
   /** The place of a client address (GeoIP), for redirect rules; the address is not kept. */
   place(ip: string): GeoLocation
   /** Scans waiting in memory. */
@@ -53,7 +53,6 @@ export async function startScanRecorder(
   buffer.start()
   return {
     record({ qrCodeId, ip, userAgent, agent, place, referer }) {
-      if (agent.isBot) return false
       buffer.push({
         qrCodeId,
         scannedAt: ctx.clock.now().toISOString(),
@@ -65,7 +64,6 @@ export async function startScanRecorder(
         city: place.city,
         referrer: referrerHost(referer),
       })
-      return true
     },
     place: (ip) => geoip.lookup(ip),
     pending: () => buffer.pending,

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Worker } from 'node:worker_threads'
 import { Agent, request } from 'undici'
 import type { Ctx } from '../../context.js'
@@ -355,7 +356,7 @@ export function startWebhookSender(
           ctx.logger.warn({ err: error, deliveryId: delivery.id }, 'recording a webhook attempt failed')
           return
         }
-        await new Promise((again) => setTimeout(again, wait))
+        await sleep(wait)
       }
     }
   }
