@@ -2,6 +2,7 @@ import type { Ctx } from './context.js'
 import { addDays } from './lib/clock.js'
 import { purgeStoredRequestsBefore } from './modules/idempotency/idempotency.repository.js'
 import { purgeDeletedQrCodes } from './modules/qr-codes/qr-codes.service.js'
+import { purgeEndedLockouts } from './modules/redirects/password-lockout.js'
 import { purgeWritersBefore } from './modules/scans/scans.repository.js'
 import { purgeEndedSessions } from './modules/sessions/sessions.service.js'
 import { purgeDeliveriesBefore } from './modules/webhooks/webhooks.repository.js'
@@ -17,8 +18,9 @@ const SCAN_WRITER_IDLE_DAYS = 7
 /**
  * One pass of housekeeping: codes deleted over 30 days ago, idempotency keys over a day old,
  * ended webhook deliveries (with their events) over WEBHOOK_LOG_DAYS old, dashboard sessions
- * and login links that can no longer be used, and the positions of scan buffers that have
- * written nothing for a week (their processes ended).
+ * and login links that can no longer be used, the positions of scan buffers that have
+ * written nothing for a week (their processes ended), and password lockout counts whose
+ * newest try is 15 minutes old.
  */
 export async function runHousekeeping(ctx: Ctx): Promise<{
   purgedCodes: number
@@ -26,6 +28,7 @@ export async function runHousekeeping(ctx: Ctx): Promise<{
   purgedWebhookDeliveries: number
   purgedSessions: number
   purgedScanWriters: number
+  purgedPasswordLockouts: number
 }> {
   const purgedCodes = await purgeDeletedQrCodes(ctx)
   const purgedIdempotencyKeys = await purgeStoredRequestsBefore(
@@ -41,12 +44,14 @@ export async function runHousekeeping(ctx: Ctx): Promise<{
     ctx.db,
     addDays(ctx.clock.now(), -SCAN_WRITER_IDLE_DAYS).toISOString(),
   )
+  const purgedPasswordLockouts = await purgeEndedLockouts(ctx)
   const purged = {
     purgedCodes,
     purgedIdempotencyKeys,
     purgedWebhookDeliveries,
     purgedSessions,
     purgedScanWriters,
+    purgedPasswordLockouts,
   }
   if (Object.values(purged).some((n) => n > 0)) ctx.logger.info(purged, 'housekeeping')
   return purged

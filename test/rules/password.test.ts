@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { CreateQrCodeInput, QrCode } from '@qrctl/contract'
-import { ManualClock } from '@qrctl/server'
+import { ManualClock, runHousekeeping } from '@qrctl/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Api, api, createCode, dumpDatabase, dynamicCode, T0, UNLIMITED } from '../api/helpers.js'
 import { AGENTS, analytics, counts, totalScans } from '../redirects/scan-helpers.js'
@@ -131,6 +131,40 @@ describe.each(dialects())('password-protected codes on %s', (dialect) => {
       } finally {
         clock.set(T0)
       }
+    })
+
+    it('keeps the count in the database under no raw address, and housekeeping forgets it a window after the newest try', async () => {
+      const code = await create()
+      const address = '192.0.2.77'
+      try {
+        for (let i = 0; i < 3; i++)
+          expect((await post(code, { password: 'wrong' }, '', address)).status).toBe(401)
+        const rows = await server.ctx.db.selectFrom('password_lockouts').selectAll().execute()
+        expect(rows.length).toBeGreaterThan(0)
+        expect(JSON.stringify(rows)).not.toContain(address)
+        expect(await dumpDatabase(server)).not.toContain(address)
+        // Within the window the count stays, and still counts.
+        clock.advance(15 * 60_000 - 1)
+        await runHousekeeping(server.ctx)
+        for (let i = 0; i < 7; i++)
+          expect((await post(code, { password: 'wrong' }, '', address)).status).toBe(401)
+        expect((await post(code, { password: PASSWORD }, '', address)).status).toBe(429)
+        // A window after the newest try, housekeeping removes the row; the address may try again.
+        clock.advance(15 * 60_000 + 1)
+        expect((await runHousekeeping(server.ctx)).purgedPasswordLockouts).toBeGreaterThanOrEqual(1)
+        expect((await post(code, { password: PASSWORD }, '', address)).status).toBe(302)
+      } finally {
+        clock.set(T0)
+      }
+    })
+
+    it('counts a burst of tries at once exactly: 10 are checked, the rest refused', async () => {
+      const code = await create()
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => post(code, { password: `burst ${i}` }, '', '192.0.2.88')),
+      )
+      const statuses = answers.map((a) => a.status).sort()
+      expect(statuses).toEqual([...Array(10).fill(401), ...Array(6).fill(429)])
     })
 
     it('clears the count on a right password', async () => {

@@ -120,6 +120,43 @@ describe.each(dialects())('WORKERS=2 on %s', (dialect: Dialect) => {
     expect(metrics.body).toMatch(/qrctl_http_request_duration_seconds_count\{[^}]*worker="2"[^}]*\} \d+/)
   })
 
+  it('locks a password out after 10 wrong tries across both workers, not 10 per worker (DESIGN §14)', async () => {
+    const { server: s, key } = await start()
+    const created = await send(`${s.url}/api/v1/qr-codes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'handbook',
+        type: 'dynamic',
+        contentType: 'url',
+        content: 'https://intranet.example.com/',
+        password: 'correct horse 42',
+      }),
+    })
+    expect(created.status, created.body).toBe(201)
+    const { shortCode } = JSON.parse(created.body).data as { shortCode: string }
+    const tryPassword = (password: string) =>
+      send(`${s.url}/r/${shortCode}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER_AGENT },
+        body: new URLSearchParams({ password }).toString(),
+      })
+    // Six wrong tries one after another (each worker gets some), then a burst of ten at once.
+    const sequential = []
+    for (let i = 0; i < 6; i++) sequential.push((await tryPassword(`wrong ${i}`)).status)
+    expect(sequential).toEqual(Array(6).fill(401))
+    const burst = (await Promise.all(Array.from({ length: 10 }, (_, i) => tryPassword(`burst ${i}`)))).map(
+      (a) => a.status,
+    )
+    expect(burst.sort()).toEqual([...Array(4).fill(401), ...Array(6).fill(429)])
+    // Locked in both workers, even for the right password.
+    const right = await Promise.all(Array.from({ length: 4 }, () => tryPassword('correct horse 42')))
+    for (const answer of right) {
+      expect(answer.status).toBe(429)
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(14 * 60)
+    }
+  })
+
   it('creates one code for one Idempotency-Key sent to both workers at once', async () => {
     const { server: s, key } = await start()
     const headers = {

@@ -246,6 +246,17 @@ export interface ScanWritersTable {
 }
 
 /**
+ * DESIGN §14's password lockout per code and client address (under an HMAC of both): the
+ * epoch milliseconds of the tries counted against it, as a JSON array, oldest first.
+ */
+export interface PasswordLockoutsTable {
+  key: string
+  tries: string
+  /** The newest try + 15 minutes: after it the row means nothing and housekeeping removes it. */
+  expires_at: string
+}
+
+/**
  * Each visitor of a code once per UTC day they scanned it: the first and last quarter hour of
  * their scans that day, and their previous and next visit day of the code ('' when none).
  */
@@ -310,6 +321,7 @@ export interface Database {
   scan_quarters: ScanQuartersTable
   scan_running: ScanRunningTable
   scan_writers: ScanWritersTable
+  password_lockouts: PasswordLockoutsTable
   scan_visitor_dates: ScanVisitorDatesTable
   scan_visitor_gaps: ScanVisitorGapsTable
   sessions: SessionsTable

@@ -156,7 +156,7 @@ const GONE_PAGES: Record<GoneReason, () => string> = {
  */
 export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: HotLookups): FastPath {
   const find = createRedirectLookup(ctx.db, lookups)
-  const lockout = new PasswordLockout()
+  const lockout = new PasswordLockout(ctx)
   const path: PathContext = { clock: ctx.clock, trustProxyHops: ctx.config.trustProxyHops, recorder }
   const reservations = createScanReservations(ctx)
 
@@ -285,18 +285,20 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
     const target = await lookup(scan.shortCode)
     const first = resolveRedirect(target, scan)
     if (first.kind !== 'password' || !target?.passwordHash) return answer(scan, first, target)
-    const key = lockout.key(target.qrCodeId, scan.address())
-    const retryAfter = lockout.begin(key, ctx.clock.now().getTime())
+    const key = await lockout.key(target.qrCodeId, scan.address())
+    const retryAfter = await lockout.begin(key, ctx.clock.now().getTime())
     if (retryAfter > 0) {
       sendPage(res, start, 429, lockedPage(retryAfter), { 'Retry-After': String(retryAfter) })
       return finish(req, start, 429, 'locked')
     }
-    let right = false
-    try {
-      right = await verifyPassword(form.get('password') ?? '', target.passwordHash)
-    } finally {
-      lockout.settle(key, right, ctx.clock.now().getTime())
-    }
+    // A try that fails here, or whose outcome is not stored, stays counted: the safe side.
+    const right = await verifyPassword(form.get('password') ?? '', target.passwordHash)
+    if (right)
+      await lockout
+        .settle(key, true)
+        .catch((error: unknown) =>
+          ctx.logger.warn({ err: error, requestId: start.id }, 'clearing a password lockout count failed'),
+        )
     if (!right) {
       sendPage(
         res,

@@ -1,66 +1,61 @@
-import { createHash } from 'node:crypto'
+import { createHmac } from 'node:crypto'
+import type { Ctx } from '../../context.js'
+import { loadVisitorSecret } from '../scans/scans.service.js'
+import { clearTries, lockTries, purgeLockoutsBefore, setTries } from './redirects.repository.js'
 
 export const MAX_FAILURES = 10
 export const LOCKOUT_WINDOW_MS = 15 * 60_000
-const MAX_ENTRIES = 100_000
-
-interface Entry {
-  /** Times of wrong passwords within the window, oldest first. */
-  failures: number[]
-  /** Tries being checked now; counted as failures until they are known, so a burst cannot slip past. */
-  checking: number
-}
 
 /**
  * DESIGN §14: after 10 wrong passwords for one code from one client address within 15
  * minutes, every further try is refused until the oldest failure is 15 minutes old; a right
- * password clears the count. Kept in this process's memory under a hash of code and address
- * (never the address itself).
+ * password clears the count.
+ *
+ * Kept in the database, so the count is one across every process that shares it (`WORKERS=N`,
+ * several hosts on PostgreSQL): each process counting in its own memory allowed N × 10 tries.
+ * A try counts from the moment it begins, before its password is checked, and stays counted
+ * unless it was right: a burst of tries cannot slip past the limit while the first ones are
+ * still being checked, in any process (the row is locked while a try is counted). The row is
+ * keyed by an HMAC of code and address under the visitor secret, never the address, and goes
+ * with housekeeping once its newest try is 15 minutes old.
  */
 export class PasswordLockout {
-  private readonly entries = new Map<string, Entry>()
+  private secret: Promise<string> | undefined
 
-  key(qrCodeId: string, address: string): string {
-    return createHash('sha256').update(`${qrCodeId}\n${address}`).digest('base64url')
+  constructor(private readonly ctx: Pick<Ctx, 'db' | 'config'>) {}
+
+  async key(qrCodeId: string, address: string): Promise<string> {
+    this.secret ??= loadVisitorSecret(this.ctx)
+    return createHmac('sha256', await this.secret)
+      .update(`password-lockout\n${qrCodeId}\n${address}`)
+      .digest('base64url')
   }
 
-  /** Seconds until a try is allowed again, or 0 when it may go ahead (then `settle` must follow). */
-  begin(key: string, now: number): number {
-    const entry = this.entries.get(key) ?? { failures: [], checking: 0 }
-    while (entry.failures.length > 0 && (entry.failures[0] as number) <= now - LOCKOUT_WINDOW_MS)
-      entry.failures.shift()
-    if (entry.failures.length + entry.checking >= MAX_FAILURES) {
-      const oldest = entry.failures[0] ?? now
-      return Math.max(1, Math.ceil((oldest + LOCKOUT_WINDOW_MS - now) / 1000))
-    }
-    entry.checking++
-    if (!this.entries.has(key)) {
-      if (this.entries.size >= MAX_ENTRIES) this.prune(now)
-      this.entries.set(key, entry)
-    }
-    return 0
+  /**
+   * Seconds until a try is allowed again, or 0 when it may go ahead: it is then counted as a
+   * failure until `settle` says it was right.
+   */
+  begin(key: string, now: number): Promise<number> {
+    return this.ctx.db.transaction().execute(async (trx) => {
+      const expiresAt = new Date(now + LOCKOUT_WINDOW_MS).toISOString()
+      const tries = (await lockTries(trx, key, expiresAt)).filter((t) => t > now - LOCKOUT_WINDOW_MS)
+      if (tries.length >= MAX_FAILURES) {
+        const oldest = tries[0] as number
+        return Math.max(1, Math.ceil((oldest + LOCKOUT_WINDOW_MS - now) / 1000))
+      }
+      tries.push(now)
+      await setTries(trx, key, tries, expiresAt)
+      return 0
+    })
   }
 
-  /** The outcome of a try `begin` let through. */
-  settle(key: string, right: boolean, now: number): void {
-    const entry = this.entries.get(key)
-    if (!entry) return
-    entry.checking = Math.max(0, entry.checking - 1)
-    if (right) entry.failures = []
-    else entry.failures.push(now)
-    if (entry.failures.length === 0 && entry.checking === 0) this.entries.delete(key)
+  /** The outcome of a try `begin` let through: a right password clears the count. */
+  async settle(key: string, right: boolean): Promise<void> {
+    if (right) await clearTries(this.ctx.db, key)
   }
+}
 
-  private prune(now: number): void {
-    for (const [key, entry] of this.entries) {
-      const last = entry.failures.at(-1)
-      if (entry.checking === 0 && (last === undefined || last <= now - LOCKOUT_WINDOW_MS))
-        this.entries.delete(key)
-    }
-    // Still full: the oldest entries go (an attacker filling memory unlocks only themselves).
-    for (const key of this.entries.keys()) {
-      if (this.entries.size < MAX_ENTRIES) break
-      this.entries.delete(key)
-    }
-  }
+/** Housekeeping: forgets counts whose newest try is a whole window old. */
+export function purgeEndedLockouts(ctx: Pick<Ctx, 'db' | 'clock'>): Promise<number> {
+  return purgeLockoutsBefore(ctx.db, ctx.clock.now().toISOString())
 }

@@ -131,3 +131,35 @@ export async function reserveScans(
     .execute()
   return Array.from({ length: granted }, (_, i) => ({ reserved: reserved + i + 1, maxScans }))
 }
+
+/**
+ * The times of the tries counted against a password lockout key, its row created if absent
+ * and locked until the transaction ends (PostgreSQL's upsert takes the row lock; SQLite writes
+ * one transaction at a time), so two processes cannot both count the tenth try.
+ */
+export async function lockTries(db: Db, key: string, expiresAt: string): Promise<number[]> {
+  const row = await db
+    .insertInto('password_lockouts')
+    .values({ key, tries: '[]', expires_at: expiresAt })
+    .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ tries: eb.ref('password_lockouts.tries') })))
+    .returning('tries')
+    .executeTakeFirstOrThrow()
+  return JSON.parse(row.tries) as number[]
+}
+
+export async function setTries(db: Db, key: string, tries: number[], expiresAt: string): Promise<void> {
+  await db
+    .updateTable('password_lockouts')
+    .set({ tries: JSON.stringify(tries), expires_at: expiresAt })
+    .where('key', '=', key)
+    .execute()
+}
+
+export async function clearTries(db: Db, key: string): Promise<void> {
+  await db.deleteFrom('password_lockouts').where('key', '=', key).execute()
+}
+
+export async function purgeLockoutsBefore(db: Db, before: string): Promise<number> {
+  const result = await db.deleteFrom('password_lockouts').where('expires_at', '<', before).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
