@@ -169,15 +169,20 @@ async function runImport(
   for (const error of report.errors.slice(0, 100))
     process.stderr.write(`line ${error.line}: ${error.message}\n`)
   if (report.errors.length > 100) process.stderr.write(`… and ${report.errors.length - 100} more bad rows\n`)
+  const earlier = report.alreadyImported
+    ? `; ${report.alreadyImported} already imported by an earlier run of this file`
+    : ''
   if (options.json)
-    process.stdout.write(`${JSON.stringify({ imported: report.imported, badRows: report.errors.length })}\n`)
+    process.stdout.write(
+      `${JSON.stringify({ imported: report.imported, alreadyImported: report.alreadyImported, badRows: report.errors.length })}\n`,
+    )
   else if (report.imported === 0 && report.errors.length > 0)
     process.stdout.write(
       `Imported nothing: ${report.errors.length} bad rows (--skip-bad imports the others)\n`,
     )
   else
     process.stdout.write(
-      `Imported ${report.imported} scans${report.errors.length ? `, skipped ${report.errors.length} bad rows` : ''}\n`,
+      `Imported ${report.imported} scans${report.errors.length ? `, skipped ${report.errors.length} bad rows` : ''}${earlier}\n`,
     )
   if (report.imported === 0 && report.errors.length > 0) process.exitCode = 1
 }

@@ -152,7 +152,11 @@ describe.each(dialects())('scan export and import on %s', (dialect) => {
         visitorId: i % 2 === 0 ? `-v${i}` : `v${i}`,
         ...(i % 1000 === 999 ? hostile : {}),
       }))
-      expect(await importCsv(server, a.accountId, toCsv(rows))).toEqual({ imported: 4500, errors: [] })
+      expect(await importCsv(server, a.accountId, toCsv(rows))).toEqual({
+        imported: 4500,
+        alreadyImported: 0,
+        errors: [],
+      })
       const { res, rows: exported } = await exportCsv(a.client, 'from=2026-11-06&to=2026-11-06')
       expect(exported).toHaveLength(4500)
       expect(exported.map((r) => r.visitorId)).toEqual(rows.map((r) => r.visitorId.replace(/^-/, "'-")))
@@ -189,7 +193,7 @@ describe.each(dialects())('scan export and import on %s', (dialect) => {
           .replaceAll(a.codes[name]?.id as string, b.codes[name]?.id as string)
           .replaceAll(a.codes[name]?.shortCode as string, b.codes[name]?.shortCode as string)
       const report = await importCsv(server, b.accountId, csv)
-      expect(report).toEqual({ imported: 60, errors: [] })
+      expect(report).toEqual({ imported: 60, alreadyImported: 0, errors: [] })
       for (const name of ['Menu', 'Door'] as const) {
         const before = await a.client.get(`/qr-codes/${a.codes[name]?.id}/analytics?${window}`)
         const after = await b.client.get(`/qr-codes/${b.codes[name]?.id}/analytics?${window}`)
@@ -312,6 +316,66 @@ describe.each(dialects())('scan export and import on %s', (dialect) => {
   })
 
   describe('qrctl-server admin import-scans', () => {
+    it('finishes an import that was killed half-way when run again, storing each scan once', async () => {
+      const a = await account(['Resume'])
+      const id = a.codes.Resume?.id as string
+      const dir = mkdtempSync(join(tmpdir(), 'qrctl-cli-resume-'))
+      const total = 20_000
+      const stored = async () =>
+        Number(
+          (
+            await server.ctx.db
+              .selectFrom('scans')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('qr_code_id', '=', id)
+              .executeTakeFirstOrThrow()
+          ).n,
+        )
+      try {
+        const file = join(dir, 'history.csv')
+        const start = Date.parse('2026-10-01T00:00:00.000Z')
+        writeFileSync(
+          file,
+          toCsv(
+            Array.from({ length: total }, (_, i) => ({
+              scannedAt: new Date(start + i * 60_000).toISOString(),
+              qrCodeId: id,
+              device: 'mobile',
+              visitorId: `v${i % 3_000}`,
+            })),
+          ),
+        )
+        const env = { DATABASE_URL: server.databaseUrl, LOG_LEVEL: 'error' }
+        const args = ['admin', 'import-scans', '--account', a.accountId, file]
+        // Killed once its first batches are stored (2,000 scans to a transaction).
+        const first = launchServerCommand(args, env)
+        for (let waited = 0; (await stored()) === 0 && waited < 60_000; waited += 10)
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        first.child.kill('SIGKILL')
+        expect((await first.done).signal).toBe('SIGKILL')
+        const before = await stored()
+        expect(before).toBeGreaterThan(0)
+        expect(before).toBeLessThan(total)
+
+        const again = await launchServerCommand(args, env).done
+        expect(again.code, again.stderr).toBe(0)
+        expect(again.stdout).toBe(
+          `Imported ${total - before} scans; ${before} already imported by an earlier run of this file\n`,
+        )
+        expect(await stored()).toBe(total)
+        const stats = (await a.client.get(`/qr-codes/${id}/analytics?from=2026-10-01&to=2026-10-14`)).body
+          .data
+        expect(stats).toMatchObject({ totalEvents: total, uniqueVisitors: 3_000 })
+
+        // The same file a third time stores nothing.
+        const third = await launchServerCommand([...args, '--json'], env).done
+        expect(JSON.parse(third.stdout)).toEqual({ imported: 0, alreadyImported: total, badRows: 0 })
+        expect(await stored()).toBe(total)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }, 180_000)
+
     it('imports a file, and exits 1 with the bad lines on stderr when a row is bad', async () => {
       const a = await account(['Cli'])
       const dir = mkdtempSync(join(tmpdir(), 'qrctl-cli-import-'))

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
+import { pipeline } from 'node:stream/promises'
 import { EXPORT_COLUMNS } from '@qrctl/contract'
 import { parse } from 'csv-parse'
 import type { Ctx } from '../../context.js'
@@ -7,7 +9,8 @@ import { findAccount } from '../accounts/accounts.repository.js'
 import { DEVICES, type Device } from '../scans/scan-details.js'
 import type { ScanEvent } from '../scans/scan-event.js'
 import { UNKNOWN } from '../scans/scan-rollup.js'
-import { writeScans } from '../scans/scans.service.js'
+import { findWriterPosition, IMPORT_WRITER_PREFIX } from '../scans/scans.repository.js'
+import { type BatchPosition, writeScans } from '../scans/scans.service.js'
 import { uncell } from './csv.js'
 import { findImportTargets } from './import.repository.js'
 
@@ -18,6 +21,8 @@ const MAX_TEXT = 512
 
 export interface ImportReport {
   imported: number
+  /** Scans of the file an earlier run of it into this account stored already, not stored again. */
+  alreadyImported: number
   /** Bad rows, by line number of the file (the header is line 1). */
   errors: { line: number; message: string }[]
 }
@@ -114,6 +119,7 @@ async function* rowsOf(
  * scans to every count and rollup as if they had happened at `scannedAt`, through the same
  * write as the redirect's batches. A first pass checks every row; unless `skipBad`, a file
  * with a bad row imports nothing. Rows match codes by `qrCodeId`, else by `shortCode`.
+ * Running the same file into the same account again stores only what earlier runs did not.
  */
 export async function importScans(
   ctx: Ctx,
@@ -141,19 +147,36 @@ export async function importScans(
       if (typeof event === 'string') errors.push({ line: item.line, message: event })
     }
   }
-  if (fatal || (errors.length > 0 && !options.skipBad)) return { imported: 0, errors }
+  if (fatal || (errors.length > 0 && !options.skipBad)) return { imported: 0, alreadyImported: 0, errors }
+  // The file's scans are numbered in order under an id of the account and the file's content,
+  // as a scan buffer numbers its own: each batch's transaction skips what a run of this file
+  // stored before, so a run that was cut off (killed, the database lost, a COMMIT whose answer
+  // never came) is finished by running the same command again, and no scan is stored twice.
+  const writerId = `${IMPORT_WRITER_PREFIX}${accountId}:${await digestOf(file)}`
+  const storedBefore = (await findWriterPosition(ctx.db, writerId)) + 1
   let imported = 0
+  let count = 0
   let batch: ScanEvent[] = []
+  const write = async () => {
+    const position: BatchPosition = { writerId, firstSeq: count, at: ctx.clock.now().toISOString() }
+    count += batch.length
+    imported += await writeScans(ctx, batch, undefined, undefined, position)
+    batch = []
+  }
   for await (const item of rowsOf(file)) {
     if ('error' in item) break
     const event = toEvent(item.row, targets)
     if (typeof event === 'string') continue
     batch.push(event)
-    if (batch.length >= BATCH) {
-      imported += await writeScans(ctx, batch)
-      batch = []
-    }
+    if (batch.length >= BATCH) await write()
   }
-  imported += await writeScans(ctx, batch)
-  return { imported, errors }
+  await write()
+  return { imported, alreadyImported: Math.min(storedBefore, count), errors }
+}
+
+/** SHA-256 of the file's bytes: the same file is the same import. */
+async function digestOf(file: string): Promise<string> {
+  const hash = createHash('sha256')
+  await pipeline(createReadStream(file), hash)
+  return hash.digest('base64url')
 }

@@ -12,7 +12,7 @@ import { insertAccount, insertDynamicCodes } from '../../testing/fixtures.js'
 import { fromColumns, type ScanColumns, toColumns } from './scan-columns.js'
 import type { ScanEvent } from './scan-event.js'
 import { createScanWriter, type ScanWriter } from './scan-writer.js'
-import { purgeWritersBefore } from './scans.repository.js'
+import { findWriterPosition, IMPORT_WRITER_PREFIX, purgeWritersBefore } from './scans.repository.js'
 
 const NOW = '2026-11-27T11:00:00.000Z'
 
@@ -145,8 +145,14 @@ describe('the scan writer thread', () => {
     expect(stored.map((r) => r.scanned_at)).toEqual([...SCANS, SCANS[2]].map((s) => s?.scannedAt))
     const code = await handle.db.selectFrom('qr_codes').select('total_scans').executeTakeFirstOrThrow()
     expect(Number(code.total_scans)).toBe(4)
-    // Housekeeping forgets buffers idle since the cut-off, and only those.
+    // Housekeeping forgets buffers idle since the cut-off, and only those; an imported file's
+    // position stays, so the file is never imported twice.
+    await handle.db
+      .insertInto('scan_writers')
+      .values({ id: `${IMPORT_WRITER_PREFIX}acc:file`, through_seq: 9, updated_at: at })
+      .execute()
     expect(await purgeWritersBefore(handle.db, at)).toBe(0)
     expect(await purgeWritersBefore(handle.db, '2026-12-05T00:00:00.000Z')).toBe(2)
+    expect(await findWriterPosition(handle.db, `${IMPORT_WRITER_PREFIX}acc:file`)).toBe(9)
   })
 })

@@ -58,9 +58,26 @@ export async function setWriterPosition(db: Db, writerId: string, throughSeq: nu
   await db.updateTable('scan_writers').set({ through_seq: throughSeq }).where('id', '=', writerId).execute()
 }
 
+/** The sequence number of the last scan `writerId` stored, -1 when it has stored none. */
+export async function findWriterPosition(db: Db, writerId: string): Promise<number> {
+  const row = await db
+    .selectFrom('scan_writers')
+    .select('through_seq')
+    .where('id', '=', writerId)
+    .executeTakeFirst()
+  return row ? Number(row.through_seq) : -1
+}
+
+/** Prefix of the positions of imported files (`importScans`): kept, so a file is never imported twice. */
+export const IMPORT_WRITER_PREFIX = 'import:'
+
 /** Forgets buffers that have written nothing since `before` (their processes are gone). */
 export async function purgeWritersBefore(db: Db, before: string): Promise<number> {
-  const result = await db.deleteFrom('scan_writers').where('updated_at', '<', before).executeTakeFirst()
+  const result = await db
+    .deleteFrom('scan_writers')
+    .where('updated_at', '<', before)
+    .where('id', 'not like', `${IMPORT_WRITER_PREFIX}%`)
+    .executeTakeFirst()
   return Number(result.numDeletedRows)
 }
 
