@@ -1,4 +1,5 @@
-import type { Db } from '../db/database.js'
+import pg from 'pg'
+import { type DatabaseHandle, type Db, openDatabase } from '../db/database.js'
 
 /*
  * Rows the unit tests start from, written once: an account and its dynamic codes with only the
@@ -40,4 +41,51 @@ export async function insertDynamicCodes(
       })),
     )
     .execute()
+}
+
+/** The dialects a unit test runs on: SQLite always, PostgreSQL too when TEST_DATABASE_URL is set. */
+export const testDialects = process.env.TEST_DATABASE_URL
+  ? (['sqlite', 'postgres'] as const)
+  : (['sqlite'] as const)
+
+/**
+ * A fresh PostgreSQL database on TEST_DATABASE_URL's server, named `qrctl_<prefix>_…`, and a
+ * `drop` that removes it (call it after closing every connection to it).
+ */
+export async function createPostgresDatabase(
+  prefix: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+  const name = `qrctl_${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(process.env.TEST_DATABASE_URL as string)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`DROP DATABASE ${name}`)
+      await admin.end()
+    },
+  }
+}
+
+/** A fresh, empty database of this dialect (SQLite in memory), opened by the app's `openDatabase`. */
+export async function openTestDatabase(
+  dialect: (typeof testDialects)[number],
+  prefix: string,
+): Promise<{ handle: DatabaseHandle; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const handle = openDatabase({ dialect, filename: ':memory:' })
+    return { handle, drop: () => handle.close() }
+  }
+  const database = await createPostgresDatabase(prefix)
+  const handle = openDatabase({ dialect, connectionString: database.url })
+  return {
+    handle,
+    drop: async () => {
+      await handle.close()
+      await database.drop()
+    },
+  }
 }
