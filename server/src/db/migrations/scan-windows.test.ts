@@ -8,11 +8,11 @@ import type { ScanEvent } from '../../modules/scans/scan-event.js'
 import { rollUp } from '../../modules/scans/scan-rollup.js'
 import { windowRows } from '../../modules/scans/scan-windows.js'
 import { gapChanges } from '../../modules/scans/visitor-gaps.js'
+import { createPostgresDatabase, testDialects as dialects } from '../../testing/fixtures.js'
 import type { Database } from '../schema.js'
 import { migrations } from './index.js'
 
 const V1 = '2026_11_24_1210_unique_external_id'
-const dialects = process.env.TEST_DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)
 
 /** A year of scans from a few hundred visitors, at any minute, every dimension varied. */
 function someScans(codes: string[], n: number): ScanEvent[] {
@@ -45,21 +45,15 @@ async function open(
     })
     return { db, drop: () => db.destroy() }
   }
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
-  const name = `qrctl_migrate_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  const url = new URL(process.env.TEST_DATABASE_URL as string)
-  url.pathname = `/${name}`
+  const database = await createPostgresDatabase('migrate')
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString() }) }),
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }),
   })
   return {
     db,
     drop: async () => {
       await db.destroy()
-      await admin.query(`DROP DATABASE ${name}`)
-      await admin.end()
+      await database.drop()
     },
   }
 }

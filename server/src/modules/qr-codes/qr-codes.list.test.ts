@@ -1,36 +1,9 @@
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../db/database.js'
+import { type DatabaseHandle, migrateToLatest } from '../../db/database.js'
+import { testDialects as dialects, openTestDatabase } from '../../testing/fixtures.js'
 import { insertQrCodes, listQrCodes, type QrCodeFilters, type QrCodeRecord } from './qr-codes.repository.js'
 import { searchText } from './qr-codes.search.js'
 import { NO_REDIRECT_SETTINGS } from './redirect-settings.js'
-
-const dialects = process.env.TEST_DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)
-
-/** A fresh database of this dialect (PostgreSQL: on TEST_DATABASE_URL's server), and its drop. */
-async function open(
-  dialect: (typeof dialects)[number],
-): Promise<{ handle: DatabaseHandle; drop(): Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const handle = openDatabase({ dialect, filename: ':memory:' })
-    return { handle, drop: () => handle.close() }
-  }
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
-  const name = `qrctl_list_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  const url = new URL(process.env.TEST_DATABASE_URL as string)
-  url.pathname = `/${name}`
-  const handle = openDatabase({ dialect, connectionString: url.toString() })
-  return {
-    handle,
-    drop: async () => {
-      await handle.close()
-      await admin.query(`DROP DATABASE ${name}`)
-      await admin.end()
-    },
-  }
-}
 
 /**
  * The list takes one of two plans by the number of matches (listQrCodes: SQLite starts from the
@@ -43,7 +16,7 @@ describe.each(dialects)('listQrCodes on %s, with few and with many matches', (di
   const codes: QrCodeRecord[] = []
 
   beforeAll(async () => {
-    ;({ handle, drop } = await open(dialect))
+    ;({ handle, drop } = await openTestDatabase(dialect, 'list'))
     await migrateToLatest(handle.db)
     const now = '2026-11-25T12:00:00.000Z'
     await handle.db
