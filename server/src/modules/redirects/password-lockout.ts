@@ -25,7 +25,11 @@ export class PasswordLockout {
   constructor(private readonly ctx: Pick<Ctx, 'db' | 'config'>) {}
 
   async key(qrCodeId: string, address: string): Promise<string> {
-    this.secret ??= loadVisitorSecret(this.ctx)
+    // Loaded once; a load that failed (the database away) is tried again by the next try.
+    this.secret ??= loadVisitorSecret(this.ctx).catch((error: unknown) => {
+      this.secret = undefined
+      throw error
+    })
     return createHmac('sha256', await this.secret)
       .update(`password-lockout\n${qrCodeId}\n${address}`)
       .digest('base64url')
