@@ -291,15 +291,8 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
       sendPage(res, start, 429, lockedPage(retryAfter), { 'Retry-After': String(retryAfter) })
       return finish(req, start, 429, 'locked')
     }
-    // A try that fails here, or whose outcome is not stored, stays counted: the safe side.
-    const right = await verifyPassword(form.get('password') ?? '', target.passwordHash)
-    if (right)
-      await lockout
-        .settle(key, true)
-        .catch((error: unknown) =>
-          ctx.logger.warn({ err: error, requestId: start.id }, 'clearing a password lockout count failed'),
-        )
-    if (!right) {
+    // The try stays counted unless the password is right (a check that throws included).
+    if (!(await verifyPassword(form.get('password') ?? '', target.passwordHash))) {
       sendPage(
         res,
         start,
@@ -310,6 +303,12 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
       )
       return finish(req, start, 401, 'wrong_password')
     }
+    // A count that cannot be cleared now stays, on the safe side; the visitor goes on.
+    await lockout
+      .clear(key)
+      .catch((error: unknown) =>
+        ctx.logger.warn({ err: error, requestId: start.id }, 'clearing a password lockout count failed'),
+      )
     answer(scan, resolveRedirect(target, scan, true), target)
   }
 

@@ -37,7 +37,7 @@ export class PasswordLockout {
 
   /**
    * Seconds until a try is allowed again, or 0 when it may go ahead: it is then counted as a
-   * failure until `settle` says it was right.
+   * failure unless `clear` follows (the password was right).
    */
   begin(key: string, now: number): Promise<number> {
     return this.ctx.db.transaction().execute(async (trx) => {
@@ -53,9 +53,9 @@ export class PasswordLockout {
     })
   }
 
-  /** The outcome of a try `begin` let through: a right password clears the count. */
-  async settle(key: string, right: boolean): Promise<void> {
-    if (right) await clearTries(this.ctx.db, key)
+  /** A right password clears the count (a wrong one stays counted from its `begin`). */
+  async clear(key: string): Promise<void> {
+    await clearTries(this.ctx.db, key)
   }
 }
 
