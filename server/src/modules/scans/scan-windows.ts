@@ -307,15 +307,19 @@ const updateVisitorDateRows = new BatchStatement<VisitUpdate>(
  * batch's transaction: quarter-hour counts per dimension (and their running totals), visitors
  * per UTC day (with their first and last quarter hour that day and the visit days before and
  * after), and the visit days each new one follows (see `addToVisitorGaps` for `lastDays`).
+ * Visitor-day rows `unchanged` says the database holds as they are already are not written.
+ * Answers the batch's visitor-day rows (all of them).
  */
 export async function addToWindowRollups(
   db: Db,
   dialect: Dialect,
   events: ScanEvent[],
   lastDays: ReadonlyMap<string, string> = new Map(),
-): Promise<void> {
-  if (events.length === 0) return
-  const { quarters, visitorDates } = windowRows(events)
+  unchanged: (row: ScanVisitorDatesTable) => boolean = () => false,
+): Promise<ScanVisitorDatesTable[]> {
+  if (events.length === 0) return []
+  const { quarters, visitorDates: all } = windowRows(events)
+  const visitorDates = all.filter((row) => !unchanged(row))
   await addQuarterRows.run(db, dialect, quarters)
   await addToRunningTotals(db, dialect, quarters)
   linkKnownVisits(visitorDates, lastDays)
@@ -347,4 +351,5 @@ export async function addToWindowRollups(
         compare(a.qr_code_id, b.qr_code_id) || compare(a.day, b.day) || compare(a.visitor_id, b.visitor_id),
     ),
   )
+  return all
 }

@@ -117,7 +117,7 @@ export async function writeScans(
   if (events.length === 0) return 0
   for (let attempt = 1; ; attempt++) {
     try {
-      const { kept, visitors } = await ctx.db.transaction().execute(async (trx) => {
+      const { kept, visitors, dates } = await ctx.db.transaction().execute(async (trx) => {
         const tx = { db: trx, dialect: ctx.dialect }
         let unstored = events
         if (position) {
@@ -125,7 +125,7 @@ export async function writeScans(
           unstored = events.slice(Math.max(0, through - position.firstSeq + 1))
           const last = position.firstSeq + events.length - 1
           if (last > through) await repo.setWriterPosition(trx, position.writerId, last)
-          if (unstored.length === 0) return { kept: 0, visitors: [] }
+          if (unstored.length === 0) return { kept: 0, visitors: [], dates: [] }
         }
         const existing = await repo.findExistingCodeIds(trx, [...new Set(unstored.map((e) => e.qrCodeId))])
         const kept = unstored.filter((e) => existing.has(e.qrCodeId))
@@ -152,11 +152,17 @@ export async function writeScans(
         await repo.addTotalCounts(trx, ctx.dialect, rollup.totals)
         await yieldToRequests()
         const lastDays = await updateVisitors(tx, rollup.visitors, seen)
-        await addToWindowRollups(trx, ctx.dialect, kept, lastDays)
+        const dates = await addToWindowRollups(
+          trx,
+          ctx.dialect,
+          kept,
+          lastDays,
+          (row) => seen?.covers(row) ?? false,
+        )
         await beforeCommit?.(trx, ids)
-        return { kept: kept.length, visitors: rollup.visitors }
+        return { kept: kept.length, visitors: rollup.visitors, dates }
       })
-      seen?.remember(visitors)
+      seen?.remember(visitors, dates)
       return kept
     } catch (error) {
       // PostgreSQL picked this transaction as a deadlock victim, or another process held SQLite's lock.
