@@ -2,7 +2,7 @@ import type { Ctx } from './context.js'
 import { addDays } from './lib/clock.js'
 import { purgeStoredRequestsBefore } from './modules/idempotency/idempotency.repository.js'
 import { purgeDeletedQrCodes } from './modules/qr-codes/qr-codes.service.js'
-import { purgeEndedLockouts } from './modules/redirects/password-lockout.js'
+import { purgeLockoutsBefore } from './modules/redirects/redirects.repository.js'
 import { purgeWritersBefore } from './modules/scans/scans.repository.js'
 import { purgeEndedSessions } from './modules/sessions/sessions.service.js'
 import { purgeDeliveriesBefore } from './modules/webhooks/webhooks.repository.js'
@@ -44,7 +44,7 @@ export async function runHousekeeping(ctx: Ctx): Promise<{
     ctx.db,
     addDays(ctx.clock.now(), -SCAN_WRITER_IDLE_DAYS).toISOString(),
   )
-  const purgedPasswordLockouts = await purgeEndedLockouts(ctx)
+  const purgedPasswordLockouts = await purgeLockoutsBefore(ctx.db, ctx.clock.now().toISOString())
   const purged = {
     purgedCodes,
     purgedIdempotencyKeys,

@@ -156,7 +156,7 @@ const GONE_PAGES: Record<GoneReason, () => string> = {
  */
 export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: HotLookups): FastPath {
   const find = createRedirectLookup(ctx.db, lookups)
-  const lockout = new PasswordLockout(ctx)
+  const lockout = new PasswordLockout(ctx, recorder.pseudonym)
   const path: PathContext = { clock: ctx.clock, trustProxyHops: ctx.config.trustProxyHops, recorder }
   const reservations = createScanReservations(ctx)
 
@@ -285,7 +285,7 @@ export function createRedirectPath(ctx: Ctx, recorder: ScanRecorder, lookups: Ho
     const target = await lookup(scan.shortCode)
     const first = resolveRedirect(target, scan)
     if (first.kind !== 'password' || !target?.passwordHash) return answer(scan, first, target)
-    const key = await lockout.key(target.qrCodeId, scan.address())
+    const key = lockout.key(target.qrCodeId, scan.address())
     const retryAfter = await lockout.begin(key, ctx.clock.now().getTime())
     if (retryAfter > 0) {
       sendPage(res, start, 429, lockedPage(retryAfter), { 'Retry-After': String(retryAfter) })

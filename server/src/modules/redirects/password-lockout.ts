@@ -1,7 +1,5 @@
-import { createHmac } from 'node:crypto'
 import type { Ctx } from '../../context.js'
-import { loadVisitorSecret } from '../scans/scans.service.js'
-import { clearTries, lockTries, purgeLockoutsBefore, setTries } from './redirects.repository.js'
+import { clearTries, lockTries, setTries } from './redirects.repository.js'
 
 export const MAX_FAILURES = 10
 export const LOCKOUT_WINDOW_MS = 15 * 60_000
@@ -20,19 +18,14 @@ export const LOCKOUT_WINDOW_MS = 15 * 60_000
  * with housekeeping once its newest try is 15 minutes old.
  */
 export class PasswordLockout {
-  private secret: Promise<string> | undefined
+  /** `pseudonym`: an HMAC under the visitor secret (the scan recorder's), so no address is stored. */
+  constructor(
+    private readonly ctx: Pick<Ctx, 'db'>,
+    private readonly pseudonym: (text: string) => string,
+  ) {}
 
-  constructor(private readonly ctx: Pick<Ctx, 'db' | 'config'>) {}
-
-  async key(qrCodeId: string, address: string): Promise<string> {
-    // Loaded once; a load that failed (the database away) is tried again by the next try.
-    this.secret ??= loadVisitorSecret(this.ctx).catch((error: unknown) => {
-      this.secret = undefined
-      throw error
-    })
-    return createHmac('sha256', await this.secret)
-      .update(`password-lockout\n${qrCodeId}\n${address}`)
-      .digest('base64url')
+  key(qrCodeId: string, address: string): string {
+    return this.pseudonym(`password-lockout\n${qrCodeId}\n${address}`)
   }
 
   /**
@@ -57,9 +50,4 @@ export class PasswordLockout {
   async clear(key: string): Promise<void> {
     await clearTries(this.ctx.db, key)
   }
-}
-
-/** Housekeeping: forgets counts whose newest try is a whole window old. */
-export function purgeEndedLockouts(ctx: Pick<Ctx, 'db' | 'clock'>): Promise<number> {
-  return purgeLockoutsBefore(ctx.db, ctx.clock.now().toISOString())
 }

@@ -77,9 +77,12 @@ export function referrerHost(referer: string | undefined): string | null {
   return host.slice(0, 253)
 }
 
+/** HMAC-SHA256(secret, text): a stable name for `text` that never reveals it. */
+export function pseudonym(secret: string, text: string): string {
+  return createHmac('sha256', secret).update(text).digest('base64url')
+}
+
 /** HMAC-SHA256(secret, ip + user agent): one visitor id per address and agent, never the address itself. */
 export function visitorId(secret: string, ip: string, userAgent: string | undefined): string {
-  return createHmac('sha256', secret)
-    .update(`${ip}\n${userAgent ?? ''}`)
-    .digest('base64url')
+  return pseudonym(secret, `${ip}\n${userAgent ?? ''}`)
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Ctx } from '../../context.js'
 import { type GeoLocation, openGeoIp } from '../../geo/geoip.js'
 import { ScanBuffer, type ScanBufferOptions } from './scan-buffer.js'
-import { referrerHost, type UserAgentDetails, visitorId } from './scan-details.js'
+import { pseudonym, referrerHost, type UserAgentDetails, visitorId } from './scan-details.js'
 import { createScanWriter } from './scan-writer.js'
 import { loadVisitorSecret } from './scans.service.js'
 
@@ -27,6 +27,8 @@ export interface ScanRecorder {
   record(request: ScanRequest): void
   /** The place of a client address (GeoIP), for redirect rules; the address is not kept. */
   place(ip: string): GeoLocation
+  /** An HMAC of `text` under the visitor secret, for state kept about a client (its address never stored). */
+  pseudonym(text: string): string
   /** Scans waiting in memory. */
   pending(): number
   /** Writes what waits now. */
@@ -66,6 +68,7 @@ export async function startScanRecorder(
       })
     },
     place: (ip) => geoip.lookup(ip),
+    pseudonym: (text) => pseudonym(secret, text),
     pending: () => buffer.pending,
     flush: () => buffer.flush(),
     close: async () => {
