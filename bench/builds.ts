@@ -19,7 +19,7 @@
  * request of the whole process, of its main thread and of its busiest other thread (under
  * `counted`, the scan writer thread; a build without one shows a V8 helper there), the rest
  * being V8's helpers (GC, compilation) and libuv's, summed over the rounds after a warm-up
- * round, and the ratio to the first build.
+ * round, and the ratio to the first build. BENCH_THREADS=1 also breaks the rest down by thread.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -46,12 +46,17 @@ const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'counted,head,image').split(',
 /** utime + stime in ms of a process. */
 const cpuMs = (pid: number) => statCpuMs(`/proc/${pid}/stat`)
 
+/** Each thread's name (/proc's comm), by thread id, for BENCH_THREADS's breakdown of the rest. */
+const threadNames = new Map<number, string>()
+
 /** utime + stime in ms of each live thread of a process, by thread id. */
 function threadCpuMs(pid: number): Map<number, number> {
   const threads = new Map<number, number>()
   for (const tid of readdirSync(`/proc/${pid}/task`))
     try {
       threads.set(Number(tid), statCpuMs(`/proc/${pid}/task/${tid}/stat`))
+      if (!threadNames.has(Number(tid)))
+        threadNames.set(Number(tid), readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim())
     } catch {
       // The thread ended between listing and reading.
     }
@@ -147,6 +152,23 @@ async function measure(scenario: string) {
       mainUs: (main * 1000) / requests,
       otherUs: (busiest * 1000) / requests,
       restUs: ((all - main - busiest) * 1000) / requests,
+      // The rest by thread, named by its id's offset from the process id (V8's helpers are
+      // started first, at +1 … +4, and all named "node"), µs a request.
+      restByThread: (() => {
+        const byName = new Map<string, number>()
+        for (const s of mine) {
+          const pid = s.pid as number
+          const busiestTid = [...s.threads]
+            .filter(([tid]) => tid !== s.pid)
+            .reduce((best, t) => (t[1] > best[1] ? t : best), [0, -1])[0]
+          for (const [tid, ms] of s.threads) {
+            if (tid === s.pid || tid === busiestTid) continue
+            const name = `${threadNames.get(tid) ?? '?'} +${tid - pid}`
+            byName.set(name, (byName.get(name) ?? 0) + (ms * 1000) / requests)
+          }
+        }
+        return [...byName].sort((a, b) => b[1] - a[1])
+      })(),
     }
   })
   const first = perBuild[0] as (typeof perBuild)[number]
@@ -156,6 +178,14 @@ async function measure(scenario: string) {
     console.log(
       `  ${b.build}: ${round(b.cpuUs, 1)} µs CPU per request (${ratio(b.cpuUs, first.cpuUs)}), main thread ${round(b.mainUs, 1)} µs (${ratio(b.mainUs, first.mainUs)}), busiest other thread ${round(b.otherUs, 1)} µs (${ratio(b.otherUs, first.otherUs)}), the rest ${round(b.restUs, 1)} µs, ${b.requests} requests`,
     )
+  if (process.env.BENCH_THREADS)
+    for (const b of perBuild)
+      console.log(
+        `  the rest of ${b.build}: ${b.restByThread
+          .filter(([, us]) => us >= 0.1)
+          .map(([name, us]) => `${name} ${round(us, 1)} µs`)
+          .join(', ')}`,
+      )
 }
 
 requireBuild()

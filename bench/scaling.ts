@@ -44,7 +44,6 @@ const SCAN_TABLES = [
   'scans',
   'scan_daily',
   'scan_totals',
-  'scan_visitors',
   'scan_visitor_days',
   'scan_quarters',
   'scan_visitor_dates',

@@ -158,8 +158,7 @@ function rollupSql(dialect: 'sqlite' | 'postgres', codes: string): string[] {
        group by qr_code_id, day, previous_day
      ) gaps`,
     // v1's last-seen histogram, which windows of one code ending today read.
-    `insert into scan_visitors (qr_code_id, visitor_id, last_day) select qr_code_id, visitor_id, max(substr(scanned_at, 1, 10)) from scans ${where} group by 1, 2`,
-    `insert into scan_visitor_days (qr_code_id, day, count) select qr_code_id, last_day, count(*) from scan_visitors ${where} group by 1, 2`,
+    `insert into scan_visitor_days (qr_code_id, day, count) select qr_code_id, last_day, count(*) from (select qr_code_id, visitor_id, max(day) as last_day from scan_visitor_dates ${where} group by 1, 2) last_days group by 1, 2`,
     `update qr_codes set total_scans = (select count(*) from scans where scans.qr_code_id = qr_codes.id) ${where.replace('qr_code_id', 'id')}`,
   )
   return out

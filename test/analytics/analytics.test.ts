@@ -233,7 +233,6 @@ describe.each(dialects())('GET /qr-codes/{id}/analytics on %s', (dialect) => {
         'scans',
         'scan_daily',
         'scan_totals',
-        'scan_visitors',
         'scan_visitor_days',
         'scan_running',
       ] as const) {

@@ -146,12 +146,6 @@ export interface ScanTotalsTable {
   count: number
 }
 
-export interface ScanVisitorsTable {
-  qr_code_id: string
-  visitor_id: string
-  last_day: string
-}
-
 export interface ScanVisitorDaysTable {
   qr_code_id: string
   day: string
@@ -313,7 +307,6 @@ export interface Database {
   scans: ScansTable
   scan_daily: ScanDailyTable
   scan_totals: ScanTotalsTable
-  scan_visitors: ScanVisitorsTable
   scan_visitor_days: ScanVisitorDaysTable
   webhooks: WebhooksTable
   webhook_events: WebhookEventsTable

@@ -29,6 +29,7 @@ import * as addVisitLinks from './2026_11_28_1210_add_visit_links_to_scan_visito
 import * as createScanRunning from './2026_11_29_1200_create_scan_running.js'
 import * as createScanWriters from './2026_11_30_1200_create_scan_writers.js'
 import * as createPasswordLockouts from './2026_12_01_1000_create_password_lockouts.js'
+import * as dropScanVisitors from './2026_12_02_1000_drop_scan_visitors.js'
 
 /**
  * Every migration, in order. A static list (not a folder scan) so the same code runs from
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_1200_create_scan_running': createScanRunning,
   '2026_11_30_1200_create_scan_writers': createScanWriters,
   '2026_12_01_1000_create_password_lockouts': createPasswordLockouts,
+  '2026_12_02_1000_drop_scan_visitors': dropScanVisitors,
 }

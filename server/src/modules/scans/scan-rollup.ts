@@ -1,5 +1,12 @@
-import type { ScanDailyTable, ScanTotalsTable, ScanVisitorsTable } from '../../db/schema.js'
+import type { ScanDailyTable, ScanTotalsTable } from '../../db/schema.js'
 import type { ScanEvent } from './scan-event.js'
+
+/** A visitor of a code and the UTC day of their latest scan (in a batch, or stored). */
+export interface VisitorLastDay {
+  qr_code_id: string
+  visitor_id: string
+  last_day: string
+}
 
 /** The dimensions analytics ranks. */
 export const DIMENSIONS = ['device', 'browser', 'os', 'country', 'city', 'referrer'] as const
@@ -24,7 +31,7 @@ export interface Rollup {
   daily: ScanDailyTable[]
   totals: ScanTotalsTable[]
   /** Each (code, visitor) once, with the latest day in the batch. */
-  visitors: ScanVisitorsTable[]
+  visitors: VisitorLastDay[]
 }
 
 function bump(counts: Map<string, number> | undefined, value: string): void {

@@ -1,13 +1,8 @@
 import type { Insertable } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
-import type {
-  ScanDailyTable,
-  ScansTable,
-  ScanTotalsTable,
-  ScanVisitorDaysTable,
-  ScanVisitorsTable,
-} from '../../db/schema.js'
+import type { ScanDailyTable, ScansTable, ScanTotalsTable, ScanVisitorDaysTable } from '../../db/schema.js'
 import { BatchStatement, QueryShape, statementSizes } from './batch-statement.js'
+import type { VisitorLastDay } from './scan-rollup.js'
 
 const VISITOR_SECRET_KEY = 'visitor_secret'
 
@@ -188,80 +183,43 @@ export async function addTotalCounts(db: Db, dialect: Dialect, rows: ScanTotalsT
   await addTotalRows.run(db, dialect, rows)
 }
 
-const findVisitorRows = (forUpdate: boolean) =>
-  new QueryShape<{ qrCodeId: string; visitorIds: string[] }>(
-    (db, { qrCodeId, visitorIds }) => {
-      const query = db
-        .selectFrom('scan_visitors')
-        .select(['qr_code_id', 'visitor_id', 'last_day'])
-        .where('qr_code_id', '=', qrCodeId)
-        .where('visitor_id', 'in', visitorIds)
-      return forUpdate ? query.forUpdate() : query
-    },
-    ({ qrCodeId, visitorIds }) => [qrCodeId, ...visitorIds],
-  )
-const findVisitors = { sqlite: findVisitorRows(false), postgres: findVisitorRows(true) }
+const findLastDayRows = new QueryShape<{ qrCodeId: string; visitorIds: string[] }>(
+  (db, { qrCodeId, visitorIds }) =>
+    db
+      .selectFrom('scan_visitor_dates')
+      .select((eb) => ['visitor_id', eb.fn.max('day').as('last_day')])
+      .where('qr_code_id', '=', qrCodeId)
+      .where('visitor_id', 'in', visitorIds)
+      .groupBy('visitor_id'),
+  ({ qrCodeId, visitorIds }) => [qrCodeId, ...visitorIds],
+)
 
 /**
- * The stored last day of these visitors of one code. On PostgreSQL the rows stay locked
- * until the transaction ends, so two processes cannot both move the same visitor (SQLite
- * writes one transaction at a time anyway and has no FOR UPDATE).
+ * The UTC day of the latest stored scan of each of these visitors of one code (a visitor with
+ * none is left out): their latest visit day, one seek each into scan_visitor_dates' index by
+ * visitor. Call it after the code's qr_codes row is locked (`addTotalScans`): writers of a
+ * code then take turns, so the days read are all there are (PostgreSQL reads each statement
+ * afresh, after the lock's wait; SQLite writes one transaction at a time).
  */
-export async function findVisitorLastDays(
+export async function findLastVisitDays(
   db: Db,
   dialect: Dialect,
   qrCodeId: string,
   visitorIds: string[],
-): Promise<ScanVisitorsTable[]> {
-  const found: ScanVisitorsTable[] = []
+): Promise<VisitorLastDay[]> {
+  const found: VisitorLastDay[] = []
   let offset = 0
   for (const size of statementSizes(visitorIds.length)) {
     const part = visitorIds.slice(offset, offset + size)
     offset += size
-    found.push(
-      ...(await findVisitors[dialect].execute<ScanVisitorsTable>(db, dialect, size, {
-        qrCodeId,
-        visitorIds: part,
-      })),
-    )
+    const rows = await findLastDayRows.execute<{ visitor_id: string; last_day: string }>(db, dialect, size, {
+      qrCodeId,
+      visitorIds: part,
+    })
+    for (const row of rows)
+      found.push({ qr_code_id: qrCodeId, visitor_id: row.visitor_id, last_day: row.last_day })
   }
   return found
-}
-
-const VISITOR_COLUMNS: (keyof ScanVisitorsTable)[] = ['qr_code_id', 'visitor_id', 'last_day']
-const insertVisitorRows = new BatchStatement<ScanVisitorsTable>(VISITOR_COLUMNS, (db, rows) =>
-  db
-    .insertInto('scan_visitors')
-    .values(rows)
-    .onConflict((oc) => oc.columns(['qr_code_id', 'visitor_id']).doNothing())
-    .returning(['qr_code_id', 'visitor_id']),
-)
-const setVisitorRows = new BatchStatement<ScanVisitorsTable>(VISITOR_COLUMNS, (db, rows) =>
-  db
-    .insertInto('scan_visitors')
-    .values(rows)
-    .onConflict((oc) =>
-      oc
-        .columns(['qr_code_id', 'visitor_id'])
-        .doUpdateSet((eb) => ({ last_day: eb.ref('excluded.last_day') })),
-    ),
-)
-
-/**
- * Inserts the visitors a code does not have yet and answers which those were. A visitor
- * another transaction is inserting at the same moment waits for it (PostgreSQL), then counts
- * as existing.
- */
-export async function insertNewVisitors(
-  db: Db,
-  dialect: Dialect,
-  rows: ScanVisitorsTable[],
-): Promise<Pick<ScanVisitorsTable, 'qr_code_id' | 'visitor_id'>[]> {
-  return insertVisitorRows.run(db, dialect, rows)
-}
-
-export async function setVisitorLastDays(db: Db, dialect: Dialect, rows: ScanVisitorsTable[]): Promise<void> {
-  await setVisitorRows.run(db, dialect, rows)
 }
 
 const addVisitorDayRows = new BatchStatement<ScanVisitorDaysTable>(

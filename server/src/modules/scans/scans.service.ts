@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import type { Ctx } from '../../context.js'
 import { isRetryableWriteError } from '../../db/errors.js'
-import type { ScanVisitorsTable } from '../../db/schema.js'
 import type { BeforeCommit } from '../../db/unit-of-work.js'
 import { yieldToRequests } from './batch-statement.js'
 import type { ScanEvent } from './scan-event.js'
-import { rollUp } from './scan-rollup.js'
+import { rollUp, type VisitorLastDay } from './scan-rollup.js'
 import { addToWindowRollups } from './scan-windows.js'
 import * as repo from './scans.repository.js'
 import type { SeenVisitors } from './seen-visitors.js'
@@ -23,14 +22,15 @@ export async function loadVisitorSecret(ctx: Pick<Ctx, 'db' | 'config'>): Promis
 
 /**
  * Moves each visitor's last-seen day forward and the histogram with it: a new visitor adds
- * one to their day; a returning one leaves their old day for the new one. New visitors are
- * inserted first (most scans are a code's first from that visitor); only the others are
- * looked up. Answers the last day each visitor it read or inserted had before the batch
- * ('' for a new one), keyed by code and visitor, for the visitor gaps.
+ * one to their day; a returning one leaves their old day for the new one. A visitor's last
+ * day is their latest visit day in scan_visitor_dates, read before the batch's own rows go
+ * in (one seek each, per code); nothing is written for it. Answers the last day each visitor
+ * it read had before the batch ('' for a new one), keyed by code and visitor, for the
+ * visitor gaps. Visitors `seen` knows are current need no read at all.
  */
 async function updateVisitors(
   ctx: Pick<Ctx, 'db' | 'dialect'>,
-  batch: ScanVisitorsTable[],
+  batch: VisitorLastDay[],
   seen: SeenVisitors | undefined,
 ): Promise<Map<string, string>> {
   const lastDays = new Map<string, string>()
@@ -43,37 +43,27 @@ async function updateVisitors(
     if (row) row.count += by
     else deltas.set(key, { qr_code_id, day, count: by })
   }
-  const key = (v: { qr_code_id: string; visitor_id: string }) => `${v.qr_code_id}\0${v.visitor_id}`
-  const added = new Set((await repo.insertNewVisitors(ctx.db, ctx.dialect, visitors)).map(key))
-  const returning: ScanVisitorsTable[] = []
-  for (const visitor of visitors) {
-    if (added.has(key(visitor))) {
-      shift(visitor.qr_code_id, visitor.last_day, 1)
-      lastDays.set(key(visitor), '')
-    } else returning.push(visitor)
-  }
-  const moved: ScanVisitorsTable[] = []
-  // Visitors come sorted by code: one lookup per code.
-  for (let start = 0; start < returning.length; ) {
-    const qrCodeId = returning[start]?.qr_code_id as string
+  // Visitors come sorted by code: one read per code.
+  for (let start = 0; start < visitors.length; ) {
+    const qrCodeId = visitors[start]?.qr_code_id as string
     let end = start
-    while (end < returning.length && returning[end]?.qr_code_id === qrCodeId) end++
-    const group = returning.slice(start, end)
+    while (end < visitors.length && visitors[end]?.qr_code_id === qrCodeId) end++
+    const group = visitors.slice(start, end)
     const stored = new Map<string, string>()
     const ids = group.map((v) => v.visitor_id)
-    for (const row of await repo.findVisitorLastDays(ctx.db, ctx.dialect, qrCodeId, ids))
+    for (const row of await repo.findLastVisitDays(ctx.db, ctx.dialect, qrCodeId, ids))
       stored.set(row.visitor_id, row.last_day)
     for (const visitor of group) {
       const previous = stored.get(visitor.visitor_id)
-      if (previous !== undefined) lastDays.set(key(visitor), previous)
-      if (previous === undefined || visitor.last_day <= previous) continue
-      moved.push(visitor)
-      shift(qrCodeId, previous, -1)
-      shift(qrCodeId, visitor.last_day, 1)
+      lastDays.set(`${qrCodeId}\0${visitor.visitor_id}`, previous ?? '')
+      if (previous === undefined) shift(qrCodeId, visitor.last_day, 1)
+      else if (visitor.last_day > previous) {
+        shift(qrCodeId, previous, -1)
+        shift(qrCodeId, visitor.last_day, 1)
+      }
     }
     start = end
   }
-  await repo.setVisitorLastDays(ctx.db, ctx.dialect, moved)
   const changes = [...deltas.entries()]
     .filter(([, row]) => row.count !== 0)
     .sort(([a], [b]) => (a < b ? -1 : 1))

@@ -221,8 +221,8 @@ export function linkKnownVisits(rows: ScanVisitorDatesTable[], lastDays: Readonl
 
 /**
  * Adds visit days just stored in scan_visitor_dates to scan_visitor_gaps, inside the batch's
- * transaction. `lastDays` holds, for visitors whose row in scan_visitors this transaction read
- * or created, their last day before the batch ('' for a new visitor): when every new day is
+ * transaction. `lastDays` holds, for visitors whose latest visit day this transaction read
+ * (`updateVisitors`), their last day before the batch ('' for a new visitor): when every new day is
  * later, as for live scans, that is all the change needs. Any other (a day imported between
  * stored ones, a visitor the process had cached) reads the visitor's days. Writers of a code
  * are serialized by its qr_codes row (total_scans), so the days read are all there are.
