@@ -193,16 +193,15 @@ async function runImport(
  */
 function announce(config: Config, first: FirstAccount | undefined): void {
   const workers = config.workers > 1 ? `, ${config.workers} workers` : ''
-  process.stderr.write(
-    `qrctl server listening on ${config.publicBaseUrl} (database: ${config.database.dialect}${workers})\n`,
-  )
+  let banner = `qrctl server listening on ${config.publicBaseUrl} (database: ${config.database.dialect}${workers})\n`
   if (first) {
-    process.stderr.write(
+    banner +=
       `\nCreated the first account. Its API key is shown once; store it now:\n\n  ${first.key.secret}\n\n` +
-        `Try: curl -H "Authorization: Bearer ${first.key.secret}" ${config.publicBaseUrl}/api/v1/qr-codes\n\n` +
-        `Dashboard: sign in once with this link (valid 15 minutes; \`qrctl-server admin login-link\` makes more):\n\n  ${first.loginLink}\n\n`,
-    )
+      `Try: curl -H "Authorization: Bearer ${first.key.secret}" ${config.publicBaseUrl}/api/v1/qr-codes\n\n` +
+      `Dashboard: sign in once with this link (valid 15 minutes; \`qrctl-server admin login-link\` makes more):\n\n  ${first.loginLink}\n\n`
   }
+  // One write, well under a pipe's atomic size: whoever reads "listening on" has the key too.
+  process.stderr.write(banner)
 }
 
 async function start(config: Config): Promise<void> {

@@ -69,7 +69,8 @@ export interface ServerProcess {
 
 /**
  * `qrctl-server start` on a free loopback port, resolved once /healthz answers and the banner
- * (with the first key, when there is one) is printed.
+ * is printed. The banner is one write (main.ts `announce`), so the first key, when there is
+ * one, is in `stderr()` as soon as "listening on" is.
  */
 export async function startServerProcess(
   env: Record<string, string>,

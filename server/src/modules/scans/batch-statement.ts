@@ -52,6 +52,26 @@ export class QueryShape<Input> {
     }
     return (await db.executeQuery<R>(CompiledQuery.raw(text, parameters))).rows
   }
+
+  /**
+   * Runs the query over `items` (the values of an IN list) in statements of a few fixed sizes,
+   * `input` building each statement's input from its part; returns every statement's rows.
+   */
+  async executeInParts<R, Item>(
+    db: Db,
+    dialect: Dialect,
+    items: readonly Item[],
+    input: (part: Item[]) => Input,
+  ): Promise<R[]> {
+    const found: R[] = []
+    let offset = 0
+    for (const size of statementSizes(items.length)) {
+      const rows = await this.execute<R>(db, dialect, size, input(items.slice(offset, offset + size)))
+      offset += size
+      for (const row of rows) found.push(row)
+    }
+    return found
+  }
 }
 
 /** A multi-row insert or upsert of fixed columns, in statements of a few fixed sizes. */

@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely'
 import type { Db, Dialect } from '../../db/database.js'
 import type { ScanDailyTable, ScansTable, ScanTotalsTable, ScanVisitorDaysTable } from '../../db/schema.js'
-import { BatchStatement, QueryShape, statementSizes } from './batch-statement.js'
+import { BatchStatement, QueryShape } from './batch-statement.js'
 import type { VisitorLastDay } from './scan-rollup.js'
 
 const VISITOR_SECRET_KEY = 'visitor_secret'
@@ -207,19 +207,13 @@ export async function findLastVisitDays(
   qrCodeId: string,
   visitorIds: string[],
 ): Promise<VisitorLastDay[]> {
-  const found: VisitorLastDay[] = []
-  let offset = 0
-  for (const size of statementSizes(visitorIds.length)) {
-    const part = visitorIds.slice(offset, offset + size)
-    offset += size
-    const rows = await findLastDayRows.execute<{ visitor_id: string; last_day: string }>(db, dialect, size, {
-      qrCodeId,
-      visitorIds: part,
-    })
-    for (const row of rows)
-      found.push({ qr_code_id: qrCodeId, visitor_id: row.visitor_id, last_day: row.last_day })
-  }
-  return found
+  const rows = await findLastDayRows.executeInParts<{ visitor_id: string; last_day: string }, string>(
+    db,
+    dialect,
+    visitorIds,
+    (part) => ({ qrCodeId, visitorIds: part }),
+  )
+  return rows.map((row) => ({ qr_code_id: qrCodeId, visitor_id: row.visitor_id, last_day: row.last_day }))
 }
 
 const addVisitorDayRows = new BatchStatement<ScanVisitorDaysTable>(

@@ -1,6 +1,6 @@
 import type { Db, Dialect } from '../../db/database.js'
 import type { ScanVisitorDatesTable, ScanVisitorGapsTable } from '../../db/schema.js'
-import { BatchStatement, QueryShape, statementSizes } from './batch-statement.js'
+import { BatchStatement, QueryShape } from './batch-statement.js'
 
 /** (day, previous day) of each visit day of one visitor, '' before the first. */
 function gaps(days: readonly string[]): string[] {
@@ -42,20 +42,17 @@ const findDayRows = new QueryShape<{ qrCodeId: string; visitorIds: string[] }>(
 
 /** Every stored visit day of these visitors of one code (the index by visitor). */
 async function visitDays(db: Db, dialect: Dialect, qrCodeId: string, visitorIds: string[]) {
+  const rows = await findDayRows.executeInParts<{ visitor_id: string; day: string }, string>(
+    db,
+    dialect,
+    visitorIds,
+    (part) => ({ qrCodeId, visitorIds: part }),
+  )
   const days = new Map<string, string[]>()
-  let offset = 0
-  for (const size of statementSizes(visitorIds.length)) {
-    const part = visitorIds.slice(offset, offset + size)
-    offset += size
-    const rows = await findDayRows.execute<{ visitor_id: string; day: string }>(db, dialect, size, {
-      qrCodeId,
-      visitorIds: part,
-    })
-    for (const row of rows) {
-      const list = days.get(row.visitor_id)
-      if (list) list.push(row.day)
-      else days.set(row.visitor_id, [row.day])
-    }
+  for (const row of rows) {
+    const list = days.get(row.visitor_id)
+    if (list) list.push(row.day)
+    else days.set(row.visitor_id, [row.day])
   }
   return days
 }
