@@ -23,7 +23,7 @@ import {
   renderSvg,
   renderTerminal,
 } from '../src/index.js'
-import { type Bitmap, cleanUpDecoders, decodeBoth, readPng } from './support/decode.js'
+import { type Bitmap, cleanUpDecoders, decodeBoth, noZbar, readPng } from './support/decode.js'
 
 const URL_PAYLOAD = 'https://example.com/menu/spring?table=12'
 const COLOURED: Style = { foregroundColor: '#1A1A2E', backgroundColor: '#F5E6C8' }
@@ -296,7 +296,7 @@ describe('renderTerminal', () => {
     if (n % 2 === 1) expect(ink[n]!.every((on) => !on)).toBe(true)
   })
 
-  it.each([
+  it.skipIf(noZbar).each([
     ['dark ink on a light terminal', false],
     ['light ink on a dark terminal (invert)', true],
   ])('decodes when drawn back into a bitmap: %s', async (_, invert) => {

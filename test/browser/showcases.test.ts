@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { type Showcase, TEMPLATES, type Template } from '@qrctl/contract'
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { missing } from '../../vitest.requirements.js'
 import {
   api,
   createCode,
@@ -10,7 +11,6 @@ import {
   getShowcase,
   updateShowcase,
 } from '../showcases/helpers.js'
-import { missing } from '../support/requirements.js'
 import { startServer, type TestServer } from '../support/server.js'
 import {
   CHROMIUM_PATH,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { missing } from '../support/requirements.js'
+import { missing } from '../../vitest.requirements.js'
 import { startServer, type TestServer } from '../support/server.js'
 
 const redisUrl = process.env.TEST_REDIS_URL

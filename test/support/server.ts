@@ -12,7 +12,7 @@ import {
   startServer as start,
 } from '@qrctl/server'
 import pg from 'pg'
-import { missing, requireAll } from './requirements.js'
+import { missing, requireAll } from '../../vitest.requirements.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 export interface TestAccount {

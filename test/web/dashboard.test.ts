@@ -5,9 +5,9 @@ import type { QrCode } from '@qrctl/contract'
 import { sessions } from '@qrctl/server'
 import type { Browser, BrowserContext, Download, Page, Response } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { missing, missingCommand } from '../../vitest.requirements.js'
 import { CHROMIUM_PATH, DESKTOP, hasChromium, launchBrowser } from '../browser/browser.js'
 import { api, createCode, PHONE_UA } from '../showcases/helpers.js'
-import { missing } from '../support/requirements.js'
 import type { TestServer } from '../support/server.js'
 import { signIn, startDashboardServer, type Trouble, watch } from './dashboard.js'
 import { decodePdf, decodePng, decodeSvg, logoPng } from './decode.js'
@@ -23,6 +23,7 @@ const noChromium = missing(
   hasChromium,
   'apt-get install chromium, or point CHROMIUM_PATH at a Chromium binary',
 )
+const noPdftoppm = !noChromium && missingCommand('pdftoppm', 'poppler-utils')
 
 /** How long a poll may wait for the page to catch up (a ceiling, not a timing check). */
 const POLL_MS = 20_000
@@ -217,24 +218,27 @@ describe.skipIf(noChromium)(`the dashboard in Chromium (${CHROMIUM_PATH})`, () =
   })
 
   describe("a code's page", () => {
-    it('downloads PNG, SVG and PDF, named after the code, each decoding to the short link', async () => {
-      const code = await createCode(server, undefined, {
-        name: 'Window poster',
-        contentType: 'url',
-        content: 'https://shop.example/poster',
-        type: 'dynamic',
-      })
-      await open(`/app/codes/${code.id}`)
-      await page.getByRole('heading', { level: 1, name: 'Window poster' }).waitFor()
-      const decoders = { PNG: decodePng, SVG: decodeSvg, PDF: decodePdf }
-      for (const [label, decode] of Object.entries(decoders)) {
-        const link = page.getByRole('link', { name: `Download ${label}` })
-        expect(await link.getAttribute('href')).toMatch(/^blob:/)
-        const [download] = await Promise.all([page.waitForEvent('download'), link.click()])
-        expect(download.suggestedFilename()).toBe(`Window-poster.${label.toLowerCase()}`)
-        expect(await decode(await bytesOf(download))).toBe(code.shortUrl)
-      }
-    })
+    it.skipIf(noPdftoppm)(
+      'downloads PNG, SVG and PDF, named after the code, each decoding to the short link',
+      async () => {
+        const code = await createCode(server, undefined, {
+          name: 'Window poster',
+          contentType: 'url',
+          content: 'https://shop.example/poster',
+          type: 'dynamic',
+        })
+        await open(`/app/codes/${code.id}`)
+        await page.getByRole('heading', { level: 1, name: 'Window poster' }).waitFor()
+        const decoders = { PNG: decodePng, SVG: decodeSvg, PDF: decodePdf }
+        for (const [label, decode] of Object.entries(decoders)) {
+          const link = page.getByRole('link', { name: `Download ${label}` })
+          expect(await link.getAttribute('href')).toMatch(/^blob:/)
+          const [download] = await Promise.all([page.waitForEvent('download'), link.click()])
+          expect(download.suggestedFilename()).toBe(`Window-poster.${label.toLowerCase()}`)
+          expect(await decode(await bytesOf(download))).toBe(code.shortUrl)
+        }
+      },
+    )
 
     it('changes the target URL, and the redirect follows', async () => {
       const code = await createCode(server, undefined, {
