@@ -1,16 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { Agent, get } from 'node:http'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { accounts, loadConfig, type RunningServer, startServer as startRaw } from '@qrctl/server'
 import { afterEach, describe, expect, it } from 'vitest'
 import { api, eventually, UNLIMITED } from '../api/helpers.js'
+import { startServerProcess } from '../support/process.js'
 import { createPostgresDatabase, type Dialect, dialects, freePort, startServer } from '../support/server.js'
 import { AGENTS, analytics, createDynamic, scanOk, totalScans } from './scan-helpers.js'
-
-const ROOT = resolve(import.meta.dirname, '../..')
 
 /** A database that outlives one server: a temp SQLite file or a fresh PostgreSQL database. */
 async function durableDatabase(dialect: Dialect): Promise<{ url: string; drop(): Promise<void> }> {
@@ -103,65 +101,26 @@ describe.each(dialects())('the scan buffer on %s', (dialect) => {
   })
 })
 
-describe.each(dialects())('the real server process on %s', (dialect) => {
-  function waitForOutput(
-    child: ChildProcess,
-    pattern: RegExp,
-    timeoutMs = 30_000,
-  ): Promise<RegExpMatchArray> {
-    return new Promise((resolvePromise, reject) => {
-      let seen = ''
-      const timer = setTimeout(() => reject(new Error(`no ${pattern} in: ${seen}`)), timeoutMs)
-      child.stderr?.on('data', (chunk: Buffer) => {
-        seen += chunk.toString()
-        const match = seen.match(pattern)
-        if (match) {
-          clearTimeout(timer)
-          resolvePromise(match)
-        }
-      })
-      child.once('exit', (code) => reject(new Error(`server exited (${code}): ${seen}`)))
+// A process started from source can take most of a minute to print its banner on a loaded CI machine.
+describe.each(dialects())('the real server process on %s', { timeout: 180_000 }, (dialect) => {
+  /**
+   * `qrctl-server start` as its own process on a durable database (the shared helper: it waits
+   * up to 90 s for a loaded machine), and its first key from the banner.
+   */
+  async function startProcess(databaseUrl: string) {
+    const server = await startServerProcess({
+      DATABASE_URL: databaseUrl,
+      TRUST_PROXY: 'on',
+      LOG_LEVEL: 'debug',
+      ...UNLIMITED,
     })
-  }
-
-  /** `qrctl-server start` as its own process on a durable database; its first key from stderr. */
-  async function startProcess(databaseUrl: string, env: Record<string, string> = {}) {
-    const port = await freePort()
-    const baseUrl = `http://127.0.0.1:${port}`
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--conditions=source', 'server/src/main.ts', 'start'],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH,
-          DATABASE_URL: databaseUrl,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          PUBLIC_BASE_URL: baseUrl,
-          TRUST_PROXY: 'on',
-          LOG_LEVEL: 'debug',
-          ...UNLIMITED,
-          ...env,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    )
-    let output = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-    })
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-    })
-    const exited = new Promise<number | null>((resolveExit) =>
-      child.once('exit', (code) => resolveExit(code)),
-    )
     cleanups.push(async () => {
-      if (child.exitCode === null) child.kill('SIGKILL')
+      if (server.child.exitCode === null) server.child.kill('SIGKILL')
     })
-    const [apiKey] = (await waitForOutput(child, /qrk_[0-9A-Za-z]{40}/)) as unknown as [string]
-    return { child, baseUrl, apiKey, exited, output: () => output }
+    const apiKey = server.stderr().match(/qrk_[0-9A-Za-z]{40}/)?.[0]
+    if (!apiKey) throw new Error(`no first key in the banner: ${server.output()}`)
+    const exited = server.done.then((o) => o.code)
+    return { child: server.child, baseUrl: server.url, apiKey, exited, output: server.output }
   }
 
   it('writes every buffered scan on SIGTERM, exits 0, and logs no client address', async () => {
