@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { accounts, loadConfig, type RunningServer, startServer as startRaw } from '@qrctl/server'
 import { afterEach, describe, expect, it } from 'vitest'
 import { api, eventually, UNLIMITED } from '../api/helpers.js'
-import { startServerProcess } from '../support/process.js'
+import { PROCESS_TESTS, startServerProcess } from '../support/process.js'
 import { createPostgresDatabase, type Dialect, dialects, freePort, startServer } from '../support/server.js'
 import { AGENTS, analytics, createDynamic, scanOk, totalScans } from './scan-helpers.js'
 
@@ -101,11 +101,10 @@ describe.each(dialects())('the scan buffer on %s', (dialect) => {
   })
 })
 
-// A process started from source can take most of a minute to print its banner on a loaded CI machine.
-describe.each(dialects())('the real server process on %s', { timeout: 180_000 }, (dialect) => {
+describe.each(dialects())('the real server process on %s', PROCESS_TESTS, (dialect) => {
   /**
-   * `qrctl-server start` as its own process on a durable database (the shared helper: it waits
-   * up to 90 s for a loaded machine), and its first key from the banner.
+   * `qrctl-server start` as its own process on a durable database, and its first key from the
+   * banner.
    */
   async function startProcess(databaseUrl: string) {
     const server = await startServerProcess({

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { api, createCode, expectError, sleep, textCode } from '../api/helpers.js'
-import { databasePerTest, runServerCommand, startServerProcess } from '../support/process.js'
+import { databasePerTest, PROCESS_TESTS, runServerCommand, startServerProcess } from '../support/process.js'
 import { type Dialect, dialects } from '../support/server.js'
 
 const KEY = /qrk_[0-9A-Za-z]{40}/g
@@ -10,7 +10,7 @@ const CLIENT_IP = '198.51.100.23'
 
 const USAGE = /Usage: qrctl-server <command>/
 
-describe.each(dialects())('the qrctl-server process on %s', (dialect: Dialect) => {
+describe.each(dialects())('the qrctl-server process on %s', PROCESS_TESTS, (dialect: Dialect) => {
   let dir: string
   let env: Record<string, string>
   databasePerTest(dialect, 'qrctl-process-', (d, e) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BROWSER_AGENT, type PrivateRedis, startPrivateRedis, waitFor } from '../support/faults.js'
-import { type ServerProcess, startServerProcess } from '../support/process.js'
+import { PROCESS_TESTS, type ServerProcess, startServerProcess } from '../support/process.js'
 import { createPostgresDatabase, type Dialect, dialects, freePort } from '../support/server.js'
 
 /**
@@ -58,7 +58,7 @@ function workerPids(server: ServerProcess): Map<number, number> {
   return pids
 }
 
-describe.each(dialects())('WORKERS=2 on %s', (dialect: Dialect) => {
+describe.each(dialects())('WORKERS=2 on %s', PROCESS_TESTS, (dialect: Dialect) => {
   let dir: string
   let server: ServerProcess | undefined
   let redis: PrivateRedis | undefined

@@ -67,6 +67,16 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<Output>
 }
 
+/** How long `startServerProcess` waits: a loaded CI machine can take tens of seconds to start one. */
+const START_DEADLINE_MS = 90_000
+
+/**
+ * Options for a describe block whose tests start server processes: time for two starts and the
+ * test's own work. The e2e default (60 s) would cut `startServerProcess`'s wait short.
+ * @example describe.each(dialects())('the process on %s', PROCESS_TESTS, (dialect) => { … })
+ */
+export const PROCESS_TESTS = { timeout: 2 * START_DEADLINE_MS }
+
 /**
  * `qrctl-server start` on a free loopback port, resolved once /healthz answers and the banner
  * is printed. The banner is one write (main.ts `announce`), so the first key, when there is
@@ -96,8 +106,7 @@ export async function startServerProcess(
   void done.then((o) => {
     exited = o
   })
-  // Generous: a loaded CI machine can take tens of seconds to start a process.
-  const deadline = Date.now() + 90_000
+  const deadline = Date.now() + START_DEADLINE_MS
   for (;;) {
     if (exited) throw new Error(`server exited early (${exited.code}): ${exited.stderr}`)
     if (Date.now() > deadline) throw new Error(`server did not start: ${out.both}`)

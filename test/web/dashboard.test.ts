@@ -23,7 +23,7 @@ const noChromium = missing(
   hasChromium,
   'apt-get install chromium, or point CHROMIUM_PATH at a Chromium binary',
 )
-const noPdftoppm = !noChromium && missingCommand('pdftoppm', 'poppler-utils')
+const noPdftoppm = missingCommand('pdftoppm', 'poppler-utils')
 
 /** How long a poll may wait for the page to catch up (a ceiling, not a timing check). */
 const POLL_MS = 20_000
